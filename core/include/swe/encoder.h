@@ -1,0 +1,42 @@
+// Sentence vectors: the (optionally weighted) mean of the text's word vectors, L2-normalised when the
+// model says so. Text with no known word gives the zero vector, never NaN.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "swe/model.h"
+#include "swe/tokenizer.h"
+
+namespace swe {
+
+struct EncodeOptions {
+  uint32_t dims = 0;  // keep only the first `dims` dimensions (0 = all); normalised after truncation
+};
+
+// Not thread-safe (scratch buffers); cheap to construct: one per thread. The model must outlive it.
+class Encoder {
+ public:
+  explicit Encoder(const Model& model, const EncodeOptions& options = EncodeOptions());
+
+  uint32_t dims() const { return dims_; }
+  // Writes dims() floats to `out`; returns how many words contributed.
+  uint32_t Encode(std::string_view text, float* out);
+  // Writes n * dims() floats, row-major.
+  void EncodeBatch(const std::string_view* texts, size_t n, float* out);
+
+ private:
+  const Model& model_;
+  Tokenizer tokenizer_;
+  uint32_t dims_;
+  std::vector<uint32_t> ids_;
+};
+
+// Cosine similarity of two vectors (0 when either is zero). Same kernels as the index.
+float Cosine(const float* a, const float* b, uint32_t n);
+// Scales x to unit L2 norm in place; leaves a zero vector as is.
+void NormalizeL2(float* x, uint32_t n);
+
+}  // namespace swe

@@ -1,0 +1,36 @@
+// Reading and writing .swe files (models and indexes share one container; see docs/FORMAT.md).
+// Core's reader and writer are the only code that touches the format.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "swe/model.h"
+#include "swe/status.h"
+
+namespace swe {
+
+// What a reader accepts before it allocates. Defaults fit any realistic model; lower them for
+// untrusted input in small heaps (e.g. the browser).
+struct ReadLimits {
+  uint64_t max_payload_bytes = 4ull << 30;   // decompressed message size
+  uint32_t max_rows = 20'000'000;            // vocabulary words / index entries
+  uint32_t max_dims = 16'384;
+};
+
+// Decodes and validates a .swe model: header, checksum, every length and offset, UTF-8 of the
+// vocabulary, rows x dims consistency, finite values. Never crashes on hostile bytes.
+Status ReadModel(const uint8_t* data, size_t size, std::unique_ptr<Model>* out,
+                 const ReadLimits& limits = ReadLimits());
+
+struct WriteOptions {
+  DType dtype = DType::kF32;   // int8 uses one f32 scale per row (max |x| / 127)
+  int zstd_level = 19;         // 0 stores the payload uncompressed (still a valid zstd frame)
+};
+
+// Validates `contents` and appends a complete .swe file to `out`.
+Status WriteModel(const ModelContents& contents, const WriteOptions& options, std::vector<uint8_t>* out);
+
+}  // namespace swe

@@ -1,0 +1,37 @@
+// The hot loops, one table of function pointers per instruction set. Every variant is compiled from
+// the same generic source (kernels_impl.h) and must give bit-identical results: reductions use a fixed
+// 8-lane order and no FMA contraction, so native and wasm builds agree (docs/FORMAT.md, "Determinism").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace swe::simd {
+
+struct Kernels {
+  const char* name;
+  // acc[i] += a * x[i]
+  void (*axpy_f32)(float* acc, const float* x, float a, size_t n);
+  void (*axpy_f16)(float* acc, const uint16_t* x, float a, size_t n);
+  void (*axpy_i8)(float* acc, const int8_t* x, float a, size_t n);
+  // sum a[i] * b[i], 8 partial sums in a fixed order
+  float (*dot_f32)(const float* a, const float* b, size_t n);
+  // exact integer dot product
+  int32_t (*dot_i8)(const int8_t* a, const int8_t* b, size_t n);
+  // out[j] = dot(query, rows + j*n) for j < count: the index scan
+  void (*scan_f32)(const float* query, const float* rows, size_t n, size_t count, float* out);
+  void (*scan_i8)(const int8_t* query, const int8_t* rows, size_t n, size_t count, int32_t* out);
+};
+
+// The variant in use: the best this CPU supports, chosen once; SWE_SIMD=<name> overrides it
+// (an unknown or unsupported name falls back to the automatic choice).
+const Kernels& Active();
+// Every variant this CPU can run, best last (for tests and benchmarks).
+std::vector<const Kernels*> Supported();
+
+// IEEE binary16 <-> binary32 (exact for f16 -> f32; round-to-nearest-even for f32 -> f16).
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
+}  // namespace swe::simd

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the native build and tests need (idempotent; apt runs only when
+# something is missing). Run as root, or with sudo available.
+set -euo pipefail
+packages=(build-essential cmake git python3 ca-certificates nodejs npm
+          capnproto libcapnp-dev libzstd-dev zstd googletest libgtest-dev
+          nlohmann-json3-dev unicode-data clang libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,21 @@
+// Any bytes: Index::Load must return a status, never crash; an accepted index must be searchable.
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "swe/index.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::unique_ptr<swe::Index> index;
+  swe::ReadLimits limits;
+  limits.max_payload_bytes = 64 << 20;
+  if (!swe::Index::Load(data, size, &index, limits).ok()) return 0;
+  std::vector<float> query(index->dims(), 1.0f);
+  std::vector<swe::SearchHit> hits;
+  if (!index->Search(query.data(), 10, &hits).ok()) std::abort();
+  for (const swe::SearchHit& h : hits) {
+    if (!std::isfinite(h.score)) std::abort();
+  }
+  return 0;
+}
