@@ -1,0 +1,343 @@
+// The word tokenizer: docs/TOKENIZER.md states the rule this file implements; keep them in sync.
+#include "swe/tokenizer.h"
+
+#include <array>
+
+#include "swe/subword.h"
+#include "unicode.h"
+
+namespace swe {
+namespace {
+
+using unicode::CharClass;
+
+// Words longer than this many code points skip the subword fallback (step 3) and are unknown,
+// like BERT's max_input_chars_per_word: it keeps a huge "word" linear and teachers give up too.
+constexpr size_t kMaxFallbackChars = 100;
+constexpr std::string_view kReplacementUtf8 = "\xEF\xBF\xBD";
+
+// ASCII byte classes: the low bits are a CharClass; kUpper marks A-Z; kNonAscii marks bytes >= 0x80.
+constexpr uint8_t kUpper = 0x10;
+constexpr uint8_t kNonAscii = 0x20;
+constexpr std::array<uint8_t, 256> MakeByteTable() {
+  std::array<uint8_t, 256> t{};
+  for (int b = 0; b < 256; ++b) {
+    uint8_t v = 0;
+    if (b >= 0x80) {
+      v = kNonAscii;
+    } else if ((b >= '0' && b <= '9') || (b >= 'a' && b <= 'z')) {
+      v = static_cast<uint8_t>(CharClass::kWord);
+    } else if (b >= 'A' && b <= 'Z') {
+      v = static_cast<uint8_t>(CharClass::kWord) | kUpper;
+    } else if (b <= 0x20 || b == 0x7F) {
+      v = static_cast<uint8_t>(CharClass::kSpace);  // controls and space
+    } else {
+      v = static_cast<uint8_t>(CharClass::kPunct);  // every other printable ASCII character
+    }
+    t[b] = v;
+  }
+  return t;
+}
+constexpr std::array<uint8_t, 256> kBytes = MakeByteTable();
+
+enum class Kind : uint8_t {
+  kWord,     // a run of word characters: steps 2 and 3
+  kSingle,   // one symbol or CJK character: steps 2 and 3
+  kInvalid,  // one invalid byte, read as U+FFFD: steps 2 and 3
+  kPiece,    // a subword piece of a CJK run (CjkMode::kSubwords): step 2 only
+};
+
+struct Span {
+  uint32_t begin, end;
+  Kind kind;
+  bool ascii;  // every byte < 0x80
+  bool upper;  // some byte in A-Z
+};
+
+// Step 1: splits text into spans of the original bytes. Scratch buffers are reused across calls.
+class Splitter {
+ public:
+  Splitter(CjkMode cjk, const SubwordTokenizer* subword)
+      : cjk_(cjk), subword_(subword != nullptr && subword->enabled() ? subword : nullptr) {}
+
+  // Calls emit(const Span&) for each word in text order until it returns false.
+  template <class Emit>
+  void Run(std::string_view text, Emit&& emit) {
+    const size_t n = text.size();
+    size_t i = 0;
+    while (i < n) {
+      const uint8_t byte = kBytes[static_cast<uint8_t>(text[i])];
+      if (byte == static_cast<uint8_t>(CharClass::kSpace) || byte == static_cast<uint8_t>(CharClass::kPunct)) {
+        ++i;
+        continue;
+      }
+      if (!(byte & kNonAscii)) {
+        if (!emit(ScanWord(text, &i))) return;
+        continue;
+      }
+      size_t next = i;
+      const char32_t c = unicode::DecodeNext(text, &next);
+      if (next == i + 1) {  // an invalid byte
+        if (!emit(Span{U32(i), U32(i + 1), Kind::kInvalid, false, false})) return;
+        i = next;
+        continue;
+      }
+      switch (unicode::Classify(c)) {
+        case CharClass::kSpace:
+        case CharClass::kPunct:
+          i = next;
+          break;
+        case CharClass::kSymbol:
+          if (!emit(Span{U32(i), U32(next), Kind::kSingle, false, false})) return;
+          i = next;
+          break;
+        case CharClass::kCjk:
+          if (cjk_ == CjkMode::kNone) {
+            if (!emit(ScanWord(text, &i))) return;
+          } else if (cjk_ == CjkMode::kSubwords && subword_ != nullptr) {
+            if (!CjkRun(text, &i, emit)) return;
+          } else {
+            if (!emit(Span{U32(i), U32(next), Kind::kSingle, false, false})) return;
+            i = next;
+          }
+          break;
+        case CharClass::kWord:
+          if (!emit(ScanWord(text, &i))) return;
+          break;
+      }
+    }
+  }
+
+ private:
+  static uint32_t U32(size_t v) { return static_cast<uint32_t>(v); }
+
+  // The maximal run of word characters (and CJK characters in CjkMode::kNone) at *pos.
+  Span ScanWord(std::string_view text, size_t* pos) const {
+    const size_t n = text.size(), begin = *pos;
+    size_t i = begin;
+    uint8_t seen = 0;
+    while (i < n) {
+      const uint8_t byte = kBytes[static_cast<uint8_t>(text[i])];
+      if ((byte & 0x0F) != static_cast<uint8_t>(CharClass::kWord)) break;  // ASCII space or punctuation
+      if (!(byte & kNonAscii)) {
+        seen |= byte;
+        ++i;
+        continue;
+      }
+      size_t next = i;
+      const char32_t c = unicode::DecodeNext(text, &next);
+      if (next == i + 1) break;  // invalid byte: a token of its own
+      const CharClass cls = unicode::Classify(c);
+      if (cls != CharClass::kWord && !(cls == CharClass::kCjk && cjk_ == CjkMode::kNone)) break;
+      seen |= kNonAscii;
+      i = next;
+    }
+    *pos = i;
+    return Span{U32(begin), U32(i), Kind::kWord, !(seen & kNonAscii), (seen & kUpper) != 0};
+  }
+
+  // CjkMode::kSubwords: the maximal run of CJK characters at *pos, normalised the teacher's way and
+  // split into pieces, each mapped back to a range of whole original characters. A run the subword
+  // tokenizer cannot split falls back to one token per character.
+  template <class Emit>
+  bool CjkRun(std::string_view text, size_t* pos, Emit& emit) {
+    const size_t begin = *pos;
+    size_t i = begin;
+    normalized_.clear();
+    source_end_.clear();
+    while (i < text.size()) {
+      size_t next = i;
+      const char32_t c = unicode::DecodeNext(text, &next);
+      if (next == i + 1 || unicode::Classify(c) != CharClass::kCjk) break;
+      subword_->Normalize(text.substr(i, next - i), &char_);
+      normalized_ += char_;
+      source_end_.resize(normalized_.size(), U32(next));  // original end of the char each byte came from
+      i = next;
+    }
+    *pos = i;
+    ends_.clear();
+    if (normalized_.empty() || !subword_->Split(normalized_, &ends_)) {
+      for (size_t p = begin; p < i;) {
+        const size_t char_begin = p;
+        unicode::DecodeNext(text, &p);
+        if (!emit(Span{U32(char_begin), U32(p), Kind::kSingle, false, false})) return false;
+      }
+      return true;
+    }
+    uint32_t piece_begin = U32(begin);
+    for (uint32_t end : ends_) {
+      if (end == 0) continue;  // a bare word prefix (U+2581) covers no character
+      const uint32_t piece_end = source_end_[end - 1];
+      if (piece_end <= piece_begin) continue;  // inside a character already covered
+      if (!emit(Span{piece_begin, piece_end, Kind::kPiece, false, false})) return false;
+      piece_begin = piece_end;
+    }
+    return true;
+  }
+
+  CjkMode cjk_;
+  const SubwordTokenizer* subword_;
+  std::string normalized_, char_;
+  std::vector<uint32_t> source_end_, ends_;
+};
+
+}  // namespace
+
+struct Tokenizer::Impl {
+  explicit Impl(const Model& m)
+      : model(m), config(m.tokenizer_config()), subword(m.subword()), splitter(config.cjk, &m.subword()) {}
+
+  template <class Sink>
+  void Run(std::string_view text, Sink&& sink);
+  int64_t Resolve(std::string_view text, const Span& span, Match* match);
+  int64_t Lookup(std::string_view word, bool ascii, bool upper, Match* match);
+  int64_t Prefix(std::string_view word);
+
+  const Model& model;
+  const TokenizerConfig& config;
+  const SubwordTokenizer& subword;
+  Splitter splitter;
+  std::string folded, stripped, normalized;
+  std::vector<uint32_t> ends;
+};
+
+template <class Sink>
+void Tokenizer::Impl::Run(std::string_view text, Sink&& sink) {
+  const uint32_t max_tokens = config.max_tokens;
+  uint32_t count = 0;
+  splitter.Run(text, [&](const Span& span) {
+    Match match = Match::kUnknown;
+    const int64_t id = Resolve(text, span, &match);
+    sink(span, id, match);
+    return max_tokens == 0 || ++count < max_tokens;
+  });
+}
+
+int64_t Tokenizer::Impl::Resolve(std::string_view text, const Span& span, Match* match) {
+  const std::string_view word =
+      span.kind == Kind::kInvalid ? kReplacementUtf8 : text.substr(span.begin, span.end - span.begin);
+  const int64_t id = Lookup(word, span.ascii, span.upper, match);
+  if (id >= 0 || span.kind == Kind::kPiece || !subword.enabled()) return id;
+  const int64_t prefix = Prefix(word);
+  if (prefix >= 0) *match = Match::kPrefix;
+  return prefix;
+}
+
+// Step 2: the word as written, then case-folded, then folded and accent-stripped.
+int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, Match* match) {
+  int64_t id = model.find(word);
+  if (id >= 0) {
+    *match = Match::kExact;
+    return id;
+  }
+  std::string_view base = word;
+  if (config.fold_case && (upper || !ascii)) {
+    folded.clear();
+    if (ascii) {
+      folded.assign(word);
+      for (char& ch : folded) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    } else {
+      for (size_t p = 0; p < word.size();) {
+        const auto b = static_cast<uint8_t>(word[p]);
+        if (b < 0x80) {
+          folded.push_back(static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b));
+          ++p;
+        } else {
+          unicode::AppendFolded(unicode::DecodeNext(word, &p), &folded);
+        }
+      }
+    }
+    if (folded != word) {
+      id = model.find(folded);
+      if (id >= 0) {
+        *match = Match::kFolded;
+        return id;
+      }
+    }
+    base = folded;
+  }
+  if (config.strip_accents && !ascii) {
+    stripped.clear();
+    for (size_t p = 0; p < base.size();) {
+      const auto b = static_cast<uint8_t>(base[p]);
+      if (b < 0x80) {
+        stripped.push_back(static_cast<char>(b));
+        ++p;
+        continue;
+      }
+      const char32_t c = unicode::StripAccent(unicode::DecodeNext(base, &p));
+      if (c != 0) unicode::AppendUtf8(c, &stripped);
+    }
+    if (!stripped.empty() && stripped != base) {
+      id = model.find(stripped);
+      if (id >= 0) {
+        *match = Match::kStripped;
+        return id;
+      }
+    }
+  }
+  return -1;
+}
+
+// Step 3: split the teacher-normalised word into subword pieces and take the longest proper prefix
+// (whole pieces) that step 2 finds.
+int64_t Tokenizer::Impl::Prefix(std::string_view word) {
+  size_t chars = 0;
+  if (word.size() > 4 * kMaxFallbackChars) return -1;
+  for (char ch : word) chars += (static_cast<uint8_t>(ch) & 0xC0) != 0x80;
+  if (chars > kMaxFallbackChars) return -1;
+  subword.Normalize(word, &normalized);
+  ends.clear();
+  if (!subword.Split(normalized, &ends)) return -1;
+  for (size_t j = ends.size(); j-- > 1;) {
+    const uint32_t end = ends[j - 1];
+    if (end == 0 || end >= normalized.size()) continue;
+    const std::string_view prefix = std::string_view(normalized).substr(0, end);
+    bool ascii = true, upper = false;
+    for (char ch : prefix) {
+      ascii &= static_cast<uint8_t>(ch) < 0x80;
+      upper |= ch >= 'A' && ch <= 'Z';
+    }
+    Match match;
+    const int64_t id = Lookup(prefix, ascii, upper, &match);
+    if (id >= 0) return id;
+  }
+  return -1;
+}
+
+Tokenizer::Tokenizer(const Model& model) : impl_(new Impl(model)) {}
+Tokenizer::~Tokenizer() { delete impl_; }
+
+void Tokenizer::Encode(std::string_view text, std::vector<uint32_t>* ids) {
+  impl_->Run(text, [ids](const Span&, int64_t id, Match) {
+    if (id >= 0) ids->push_back(static_cast<uint32_t>(id));
+  });
+}
+
+void Tokenizer::Analyze(std::string_view text, std::vector<Token>* tokens) {
+  impl_->Run(text, [tokens](const Span& span, int64_t id, Match match) {
+    Token token;
+    token.begin = span.begin;
+    token.end = span.end;
+    token.id = static_cast<int32_t>(id);
+    token.match = match;
+    tokens->push_back(token);
+  });
+}
+
+void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                std::vector<std::string>* words) {
+  Splitter splitter(config.cjk, subword);
+  const uint32_t max_tokens = config.max_tokens;
+  uint32_t count = 0;
+  splitter.Run(text, [&](const Span& span) {
+    if (span.kind == Kind::kInvalid) {
+      words->emplace_back(kReplacementUtf8);
+    } else {
+      words->emplace_back(text.substr(span.begin, span.end - span.begin));
+    }
+    return max_tokens == 0 || ++count < max_tokens;
+  });
+}
+
+}  // namespace swe

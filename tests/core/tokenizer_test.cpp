@@ -1,0 +1,471 @@
+// The word tokenizer (swe/tokenizer.h, docs/TOKENIZER.md) over real models built by the writer/reader.
+#include "swe/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/test_models.h"
+#include "swe/subword.h"
+
+namespace swe {
+namespace {
+
+using Strings = std::vector<std::string>;
+using testing::BuildModel;
+using testing::RandomContents;
+
+const std::string kWordStart = "\xE2\x96\x81";  // U+2581
+
+ModelContents Contents(const Strings& words) {
+  ModelContents c = RandomContents(words, 4);
+  c.tokenizer.subword = SubwordVocab();
+  return c;
+}
+
+// What Analyze reports, as "text:match:word" strings (word = the vocabulary word, or "-").
+Strings Analyzed(const Model& model, std::string_view text) {
+  Tokenizer tokenizer(model);
+  std::vector<Token> tokens;
+  tokenizer.Analyze(text, &tokens);
+  Strings out;
+  const char* names[] = {"exact", "folded", "stripped", "prefix", "unknown"};
+  for (const Token& t : tokens) {
+    EXPECT_LE(t.begin, t.end);
+    EXPECT_LE(t.end, text.size());
+    std::string s(text.substr(t.begin, t.end - t.begin));
+    s += ":";
+    s += names[static_cast<int>(t.match)];
+    s += ":";
+    s += t.id >= 0 ? std::string(model.word(t.id)) : "-";
+    EXPECT_EQ(t.id < 0, t.match == Match::kUnknown);
+    out.push_back(s);
+  }
+  // Encode gives the known ids of Analyze, in order.
+  std::vector<uint32_t> ids, want;
+  tokenizer.Encode(text, &ids);
+  for (const Token& t : tokens) {
+    if (t.id >= 0) want.push_back(static_cast<uint32_t>(t.id));
+  }
+  EXPECT_EQ(ids, want);
+  return out;
+}
+
+Strings Split(std::string_view text, CjkMode cjk = CjkMode::kCharacters, uint32_t max_tokens = 0,
+              const SubwordTokenizer* subword = nullptr) {
+  TokenizerConfig config;
+  config.cjk = cjk;
+  config.max_tokens = max_tokens;
+  Strings words;
+  SplitWords(text, config, subword, &words);
+  return words;
+}
+
+TEST(SplitWords, EmptyAndSeparatorsOnly) {
+  EXPECT_EQ(Split(""), Strings{});
+  EXPECT_EQ(Split("   \t\n "), Strings{});
+  EXPECT_EQ(Split("...!?,;--"), Strings{});
+  EXPECT_EQ(Split("\xE2\x80\x94\xC2\xA0\xE3\x80\x82"), Strings{});  // — NBSP 。
+}
+
+TEST(SplitWords, PunctuationSeparatesAndIsDropped) {
+  EXPECT_EQ(Split("Hello, world!"), (Strings{"Hello", "world"}));
+  EXPECT_EQ(Split("don't"), (Strings{"don", "t"}));
+  EXPECT_EQ(Split("don\xE2\x80\x99t"), (Strings{"don", "t"}));  // right single quotation mark
+  EXPECT_EQ(Split("U.S. e-mail"), (Strings{"U", "S", "e", "mail"}));
+  EXPECT_EQ(Split("\"quoted\" \xE2\x80\x9Csmart\xE2\x80\x9D \xC2\xABguillemets\xC2\xBB"),
+            (Strings{"quoted", "smart", "guillemets"}));
+  EXPECT_EQ(Split("a+b=c^2 $5 x_y a|b ~q `r` #tag @me"),
+            (Strings{"a", "b", "c", "2", "5", "x", "y", "a", "b", "q", "r", "tag", "me"}));
+  EXPECT_EQ(Split("3.14 1,000"), (Strings{"3", "14", "1", "000"}));
+}
+
+TEST(SplitWords, UnicodeSpacesAndFormatCharacters) {
+  // NBSP, em space, ideographic space, zero-width space, ZWJ, BOM, tab, newline, NEL, line separator.
+  EXPECT_EQ(Split("a\xC2\xA0" "b\xE2\x80\x83" "c\xE3\x80\x80" "d\xE2\x80\x8B" "e\xE2\x80\x8D" "f\xEF\xBB\xBF"
+                  "g\th\ni\xC2\x85j\xE2\x80\xA8k"),
+            (Strings{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}));
+  EXPECT_EQ(Split("\xEF\xBB\xBFhello"), Strings{"hello"});
+}
+
+TEST(SplitWords, MarksAndDigitsAreWordCharacters) {
+  EXPECT_EQ(Split("cafe\xCC\x81 x2 \xD9\xA1\xD9\xA2 \xE0\xA4\xB9\xE0\xA4\xBF\xE0\xA4\x82\xE0\xA4\xA6\xE0\xA5\x80"),
+            (Strings{"cafe\xCC\x81", "x2", "\xD9\xA1\xD9\xA2", "\xE0\xA4\xB9\xE0\xA4\xBF\xE0\xA4\x82\xE0\xA4\xA6\xE0\xA5\x80"}));
+  EXPECT_EQ(Split("\xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0, \xCE\x91\xCE\xB8\xCE\xAE\xCE\xBD\xCE\xB1"),
+            (Strings{"\xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0", "\xCE\x91\xCE\xB8\xCE\xAE\xCE\xBD\xCE\xB1"}));
+}
+
+TEST(SplitWords, SymbolsAndEmojiAreTokensOfTheirOwn) {
+  // ❤️ is U+2764 + U+FE0F: the variation selector is dropped. $ is ASCII punctuation, € a symbol.
+  EXPECT_EQ(Split("I \xE2\x9D\xA4\xEF\xB8\x8F NY \xF0\x9F\x98\x80\xF0\x9F\x98\x80 $5 \xE2\x82\xAC" "5 x\xE2\x88\x91y"),
+            (Strings{"I", "\xE2\x9D\xA4", "NY", "\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80", "5", "\xE2\x82\xAC", "5", "x",
+                     "\xE2\x88\x91", "y"}));
+  // A family emoji: the joiners separate, each person is a token.
+  EXPECT_EQ(Split("\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9"), (Strings{"\xF0\x9F\x91\xA8", "\xF0\x9F\x91\xA9"}));
+}
+
+TEST(SplitWords, CjkCharactersAndKana) {
+  const std::string tokyo_tower = "\xE6\x9D\xB1\xE4\xBA\xAC\xE3\x82\xBF\xE3\x83\xAF\xE3\x83\xBC\xE3\x81\xAB";  // 東京タワーに
+  EXPECT_EQ(Split(tokyo_tower), (Strings{"\xE6\x9D\xB1", "\xE4\xBA\xAC", "\xE3\x82\xBF", "\xE3\x83\xAF", "\xE3\x83\xBC",
+                                         "\xE3\x81\xAB"}));
+  EXPECT_EQ(Split(tokyo_tower, CjkMode::kNone), Strings{tokyo_tower});
+  // Mixed scripts: Latin runs stay words around CJK characters.
+  EXPECT_EQ(Split("abc\xE6\xBC\xA2\xE5\xAD\x97" "def"), (Strings{"abc", "\xE6\xBC\xA2", "\xE5\xAD\x97", "def"}));
+  EXPECT_EQ(Split("abc\xE6\xBC\xA2\xE5\xAD\x97" "def", CjkMode::kNone), Strings{"abc\xE6\xBC\xA2\xE5\xAD\x97" "def"});
+  // Extension B and a compatibility ideograph; CJK punctuation separates.
+  EXPECT_EQ(Split("\xF0\xA0\x80\x80\xE3\x80\x82\xEF\xA4\x80"), (Strings{"\xF0\xA0\x80\x80", "\xEF\xA4\x80"}));
+  // Without a subword tokenizer, kSubwords falls back to characters.
+  EXPECT_EQ(Split("\xE6\x9D\xB1\xE4\xBA\xAC", CjkMode::kSubwords), (Strings{"\xE6\x9D\xB1", "\xE4\xBA\xAC"}));
+  // Hangul is not CJK here (Korean separates words with spaces).
+  EXPECT_EQ(Split("\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4"), Strings{"\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4"});
+}
+
+TEST(SplitWords, InvalidUtf8BecomesReplacementTokens) {
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(Split("ab\xFF" "cd"), (Strings{"ab", r, "cd"}));
+  EXPECT_EQ(Split("ab\xE2\x82"), (Strings{"ab", r, r}));                 // truncated at the end
+  EXPECT_EQ(Split("\xC0\xAF" "x"), (Strings{r, r, "x"}));                // overlong
+  EXPECT_EQ(Split("x\xED\xA0\x80y"), (Strings{"x", r, r, r, "y"}));      // surrogate
+  EXPECT_EQ(Split("\xF4\x90\x80\x80"), (Strings{r, r, r, r}));           // above U+10FFFF
+  EXPECT_EQ(Split("caf\xC3" "e"), (Strings{"caf", r, "e"}));
+  EXPECT_EQ(Split("a " + r + " b"), (Strings{"a", r, "b"}));             // a real U+FFFD is a symbol
+  EXPECT_EQ(Split(std::string("a\0b", 3)), (Strings{"a", "b"}));        // NUL is a control
+}
+
+TEST(SplitWords, MaxTokensCountsEveryWord) {
+  EXPECT_EQ(Split("a b c d e", CjkMode::kCharacters, 3), (Strings{"a", "b", "c"}));
+  EXPECT_EQ(Split("a, b. c", CjkMode::kCharacters, 2), (Strings{"a", "b"}));
+  EXPECT_EQ(Split("\xE6\x9D\xB1\xE4\xBA\xAC x", CjkMode::kCharacters, 1), Strings{"\xE6\x9D\xB1"});
+  EXPECT_EQ(Split("a b", CjkMode::kCharacters, 0), (Strings{"a", "b"}));
+}
+
+TEST(Tokenizer, ExactThenFoldedThenStripped) {
+  ModelContents c = Contents({"The", "the", "cat", "caf\xC3\xA9", "naive", "strasse", "\xCF\x83\xCE\xBF\xCF\x86\xCE\xBF\xCF\x83",
+                              "\xD0\xBC\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0", "istanbul"});
+  c.tokenizer.fold_case = true;
+  c.tokenizer.strip_accents = true;
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "The THE the Cat sat"),
+            (Strings{"The:exact:The", "THE:folded:the", "the:exact:the", "Cat:folded:cat", "sat:unknown:-"}));
+  EXPECT_EQ(Analyzed(*m, "Caf\xC3\xA9 CAF\xC3\x89 Cafe NA\xC3\x8FVE"),
+            (Strings{"Caf\xC3\xA9:folded:caf\xC3\xA9", "CAF\xC3\x89:folded:caf\xC3\xA9", "Cafe:unknown:-",
+                     "NA\xC3\x8FVE:stripped:naive"}));
+  EXPECT_EQ(Analyzed(*m, "Stra\xC3\x9F" "e STRASSE"), (Strings{"Stra\xC3\x9F" "e:folded:strasse", "STRASSE:folded:strasse"}));
+  // Greek: ΣΟΦΟΣ and σοφος both fold to σοφοσ (final sigma folds to σ).
+  EXPECT_EQ(Analyzed(*m, "\xCE\xA3\xCE\x9F\xCE\xA6\xCE\x9F\xCE\xA3 \xCF\x83\xCE\xBF\xCF\x86\xCE\xBF\xCF\x82"),
+            (Strings{"\xCE\xA3\xCE\x9F\xCE\xA6\xCE\x9F\xCE\xA3:folded:\xCF\x83\xCE\xBF\xCF\x86\xCE\xBF\xCF\x83",
+                     "\xCF\x83\xCE\xBF\xCF\x86\xCE\xBF\xCF\x82:folded:\xCF\x83\xCE\xBF\xCF\x86\xCE\xBF\xCF\x83"}));
+  EXPECT_EQ(Analyzed(*m, "\xD0\x9C\xD0\x9E\xD0\xA1\xD0\x9A\xD0\x92\xD0\x90"),  // МОСКВА
+            Strings{"\xD0\x9C\xD0\x9E\xD0\xA1\xD0\x9A\xD0\x92\xD0\x90:folded:\xD0\xBC\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0"});
+  // Turkish: İ folds to i + U+0307 (found once stripped); I folds to i; dotless ı stays ı.
+  EXPECT_EQ(Analyzed(*m, "\xC4\xB0stanbul ISTANBUL \xC4\xB1stanbul"),
+            (Strings{"\xC4\xB0stanbul:stripped:istanbul", "ISTANBUL:folded:istanbul", "\xC4\xB1stanbul:unknown:-"}));
+  // Decomposed accents (e + U+0301) are one word, found once stripped.
+  EXPECT_EQ(Analyzed(*m, "nai\xCC\x88ve"), Strings{"nai\xCC\x88ve:stripped:naive"});
+}
+
+TEST(Tokenizer, FoldingAndStrippingAreOptional) {
+  ModelContents c = Contents({"the", "naive", "caf\xC3\xA9"});
+  c.tokenizer.fold_case = false;
+  c.tokenizer.strip_accents = false;
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "The the na\xC3\xAFve"), (Strings{"The:unknown:-", "the:exact:the", "na\xC3\xAFve:unknown:-"}));
+  c.tokenizer.strip_accents = true;  // strips the word as written when folding is off
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "na\xC3\xAFve NA\xC3\x8FVE"), (Strings{"na\xC3\xAFve:stripped:naive", "NA\xC3\x8FVE:unknown:-"}));
+}
+
+TEST(Tokenizer, ReportsByteRangesInTheOriginalText) {
+  ModelContents c = Contents({"ab", "\xEF\xBF\xBD", "\xE6\x9D\xB1", "\xF0\x9F\x98\x80"});
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  Tokenizer tokenizer(*m);
+  std::vector<Token> tokens;
+  const std::string text = "  ab\xFF\xE6\x9D\xB1, \xF0\x9F\x98\x80x";
+  tokenizer.Analyze(text, &tokens);
+  ASSERT_EQ(tokens.size(), 5u);
+  const uint32_t want[][2] = {{2, 4}, {4, 5}, {5, 8}, {10, 14}, {14, 15}};
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    EXPECT_EQ(tokens[i].begin, want[i][0]) << i;
+    EXPECT_EQ(tokens[i].end, want[i][1]) << i;
+  }
+  EXPECT_EQ(tokens[1].id, m->find("\xEF\xBF\xBD"));  // the invalid byte reads as U+FFFD
+  EXPECT_EQ(tokens[4].match, Match::kUnknown);
+  tokens.clear();
+  tokenizer.Analyze("", &tokens);
+  EXPECT_TRUE(tokens.empty());
+  std::vector<uint32_t> ids;
+  tokenizer.Encode("", &ids);
+  tokenizer.Encode(" ,.; ", &ids);
+  EXPECT_TRUE(ids.empty());
+}
+
+TEST(Tokenizer, MaxTokensCountsKnownAndUnknownWords) {
+  ModelContents c = Contents({"a", "b", "c", "d"});
+  c.tokenizer.max_tokens = 3;
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "a b c d"), (Strings{"a:exact:a", "b:exact:b", "c:exact:c"}));
+  EXPECT_EQ(Analyzed(*m, "x a, y b c d"), (Strings{"x:unknown:-", "a:exact:a", "y:unknown:-"}));
+}
+
+// WordPiece pieces una|ffa|ble for "unaffable" (greedy: there is no "unaf", no "##ffable").
+SubwordVocab TestWordPiece(bool lowercase) {
+  SubwordVocab v;
+  v.kind = SubwordKind::kWordPiece;
+  v.pieces = {"un", "una", "Una", "##ffa", "##ble", "##ff", "##able", "a", "##a"};
+  v.lowercase = lowercase;
+  return v;
+}
+
+TEST(Tokenizer, PrefixFallbackWithWordPiece) {
+  ModelContents c = Contents({"una", "un"});
+  c.tokenizer.subword = TestWordPiece(true);
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(m->subword().enabled());
+  // Prefixes tried: "unaffa", then "una" (found). "un" is no piece boundary, so it is never tried.
+  EXPECT_EQ(Analyzed(*m, "unaffable UNAFFABLE"), (Strings{"unaffable:prefix:una", "UNAFFABLE:prefix:una"}));
+  EXPECT_EQ(Analyzed(*m, "una"), Strings{"una:exact:una"});
+  EXPECT_EQ(Analyzed(*m, "unax"), Strings{"unax:unknown:-"});   // cannot be split: [UNK]
+  EXPECT_EQ(Analyzed(*m, "unable"), Strings{"unable:prefix:una"});  // una|ble
+  // The longest prefix wins.
+  c = Contents({"una", "unaffa"});
+  c.tokenizer.subword = TestWordPiece(true);
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "unaffable"), Strings{"unaffable:prefix:unaffa"});
+  // A cased teacher: the prefix "Una" is then looked up exactly, folded ("una"), stripped.
+  c = Contents({"una"});
+  c.tokenizer.subword = TestWordPiece(false);
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "Unaffable"), Strings{"Unaffable:prefix:una"});
+}
+
+TEST(Tokenizer, PrefixFallbackSkipsVeryLongWords) {
+  ModelContents c = Contents({"a"});
+  c.tokenizer.subword = TestWordPiece(true);
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, std::string(100, 'a')), Strings{std::string(100, 'a') + ":prefix:a"});
+  EXPECT_EQ(Analyzed(*m, std::string(101, 'a')), Strings{std::string(101, 'a') + ":unknown:-"});
+}
+
+SubwordVocab TestUnigram() {
+  SubwordVocab v;
+  v.kind = SubwordKind::kUnigram;
+  const std::vector<std::pair<std::string, float>> scored = {
+      {kWordStart + "play", -2}, {"ing", -2}, {kWordStart + "pla", -3}, {"ying", -3}, {"s", -3}, {kWordStart, -1},
+      {"x", -4}, {"y", -4}, {"z", -4}};
+  for (const auto& [piece, score] : scored) {
+    v.pieces.push_back(piece);
+    v.scores.push_back(score);
+  }
+  v.lowercase = true;
+  return v;
+}
+
+TEST(Tokenizer, PrefixFallbackWithUnigram) {
+  // "playings": ▁play|ing|s = -7 beats ▁pla|ying|s = -9, so the prefixes are "playing", then "play".
+  ModelContents c = Contents({"play", "pla", "x"});
+  c.tokenizer.subword = TestUnigram();
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "playings Playings"), (Strings{"playings:prefix:play", "Playings:prefix:play"}));
+  // "xyz": ▁|x|y|z; the bare ▁ is no prefix; "xy" is unknown, "x" found.
+  EXPECT_EQ(Analyzed(*m, "xyz"), Strings{"xyz:prefix:x"});
+  c = Contents({"play", "playing"});
+  c.tokenizer.subword = TestUnigram();
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "playings"), Strings{"playings:prefix:playing"});
+  EXPECT_EQ(Analyzed(*m, "qqq"), Strings{"qqq:unknown:-"});  // unknown pieces only: no prefix is a word
+}
+
+// 東京タワーに行く as one CJK run, segmented by a unigram teacher.
+TEST(Tokenizer, CjkSubwords) {
+  const std::string tokyo = "\xE6\x9D\xB1\xE4\xBA\xAC", tower = "\xE3\x82\xBF\xE3\x83\xAF\xE3\x83\xBC",
+                    ni = "\xE3\x81\xAB", iku = "\xE8\xA1\x8C\xE3\x81\x8F";
+  ModelContents c = Contents({tokyo, tower, iku, "I"});
+  c.tokenizer.cjk = CjkMode::kSubwords;
+  SubwordVocab& v = c.tokenizer.subword;
+  v.kind = SubwordKind::kUnigram;
+  v.pieces = {kWordStart + tokyo, tower, kWordStart + "\xE6\x9D\xB1", "\xE4\xBA\xAC", ni, iku, kWordStart};
+  v.scores = {-2, -3, -4, -4, -2, -3, -1};
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  // ▁東京|タワー|に|行く = -10; ▁東|京|... = -8 - 8 = -16. に is unknown: no prefix fallback for pieces.
+  EXPECT_EQ(Analyzed(*m, tokyo + tower + ni + iku),
+            (Strings{tokyo + ":exact:" + tokyo, tower + ":exact:" + tower, ni + ":unknown:-", iku + ":exact:" + iku}));
+  EXPECT_EQ(Analyzed(*m, "I visited " + tokyo + tower + "."),
+            (Strings{"I:exact:I", "visited:unknown:-", tokyo + ":exact:" + tokyo, tower + ":exact:" + tower}));
+  // The trainer's view: SplitWords with the model's subword tokenizer gives the same words.
+  Strings words;
+  SplitWords(tokyo + tower + ni + iku, m->tokenizer_config(), &m->subword(), &words);
+  EXPECT_EQ(words, (Strings{tokyo, tower, ni, iku}));
+  // max_tokens counts pieces.
+  words.clear();
+  TokenizerConfig limited = m->tokenizer_config();
+  limited.max_tokens = 2;
+  SplitWords(tokyo + tower + ni + iku, limited, &m->subword(), &words);
+  EXPECT_EQ(words, (Strings{tokyo, tower}));
+}
+
+TEST(Tokenizer, CjkSubwordsMapPiecesBackToOriginalCharacters) {
+  // U+2F800 (4 bytes) is a compatibility ideograph that the teacher's accent stripping turns into
+  // U+4E3D (3 bytes): pieces are found in the normalised run but reported on the original bytes.
+  const std::string compat = "\xF0\xAF\xA0\x80", unified = "\xE4\xB8\xBD", kyo = "\xE4\xBA\xAC";
+  ModelContents c = Contents({compat, kyo});
+  c.tokenizer.cjk = CjkMode::kSubwords;
+  SubwordVocab& v = c.tokenizer.subword;
+  v.kind = SubwordKind::kUnigram;
+  v.pieces = {kWordStart + unified, kyo};
+  v.scores = {-1, -1};
+  v.strip_accents = true;
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, compat + kyo), (Strings{compat + ":exact:" + compat, kyo + ":exact:" + kyo}));
+}
+
+TEST(Tokenizer, CjkSubwordsWithWordPieceAndFallbackToCharacters) {
+  const std::string tokyo = "\xE6\x9D\xB1\xE4\xBA\xAC", to = "\xE6\x9D\xB1", kyo = "\xE4\xBA\xAC";
+  ModelContents c = Contents({tokyo, to, kyo});
+  c.tokenizer.cjk = CjkMode::kSubwords;
+  c.tokenizer.subword.kind = SubwordKind::kWordPiece;
+  c.tokenizer.subword.pieces = {tokyo, to, "##" + kyo};
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, tokyo + "," + kyo + to), (Strings{tokyo + ":exact:" + tokyo, kyo + ":exact:" + kyo,
+                                                          to + ":exact:" + to}));  // 京東: [UNK] -> characters
+  c.tokenizer.cjk = CjkMode::kCharacters;
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, tokyo), (Strings{to + ":exact:" + to, kyo + ":exact:" + kyo}));
+  c.tokenizer.cjk = CjkMode::kNone;
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "x" + tokyo), Strings{"x" + tokyo + ":unknown:-"});
+}
+
+TEST(Tokenizer, SplitWordsAgreesWithAnalyze) {
+  ModelContents c = Contents({"hello"});
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  const std::string text = "Hello, w\xC3\xB6rld! \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xF0\x9F\x98\x80 don't x\xE2\x80\x8By";
+  Strings words;
+  SplitWords(text, m->tokenizer_config(), &m->subword(), &words);
+  Tokenizer tokenizer(*m);
+  std::vector<Token> tokens;
+  tokenizer.Analyze(text, &tokens);
+  ASSERT_EQ(words.size(), tokens.size());
+  for (size_t i = 0; i < words.size(); ++i) EXPECT_EQ(words[i], text.substr(tokens[i].begin, tokens[i].end - tokens[i].begin));
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// Linear time on large inputs; generous bounds (sanitizer and debug builds are slower).
+TEST(Tokenizer, LargeInputsAreFast) {
+  ModelContents c = Contents({"the", "quick", "brown", "fox", "a", "caf\xC3\xA9"});
+  c.tokenizer.subword = TestWordPiece(true);
+  c.tokenizer.strip_accents = true;
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  Tokenizer tokenizer(*m);
+  std::vector<uint32_t> ids;
+
+  std::string text;
+  while (text.size() < (4u << 20)) text += "The quick brown fox jumps over the lazy dog, caf\xC3\xA9 na\xC3\xAFve \xE6\x97\xA5\xE6\x9C\xAC! ";
+  auto start = std::chrono::steady_clock::now();
+  tokenizer.Encode(text, &ids);
+  EXPECT_LT(Seconds(start), 5.0);
+  EXPECT_GT(ids.size(), 300000u);
+
+  const std::string word(1 << 20, 'a');  // one 1 MiB word: no quadratic subword fallback
+  start = std::chrono::steady_clock::now();
+  std::vector<Token> tokens;
+  tokenizer.Analyze(word, &tokens);
+  EXPECT_LT(Seconds(start), 2.0);
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(tokens[0].match, Match::kUnknown);
+
+  std::string accented;  // one 1 MiB non-ASCII word (fold and strip paths)
+  while (accented.size() < (1u << 20)) accented += "\xC3\x89";
+  start = std::chrono::steady_clock::now();
+  tokens.clear();
+  tokenizer.Analyze(accented, &tokens);
+  EXPECT_LT(Seconds(start), 2.0);
+  EXPECT_EQ(tokens.size(), 1u);
+
+  std::string garbage;  // 1 MiB of invalid bytes: one U+FFFD token each
+  for (int i = 0; i < (1 << 20); ++i) garbage.push_back(static_cast<char>(0x80 + (i % 64)));
+  start = std::chrono::steady_clock::now();
+  tokens.clear();
+  tokenizer.Analyze(garbage, &tokens);
+  EXPECT_LT(Seconds(start), 2.0);
+  EXPECT_EQ(tokens.size(), garbage.size());
+}
+
+TEST(Tokenizer, LongCjkRunWithSubwordsIsLinear) {
+  ModelContents c = Contents({"\xE6\x97\xA5\xE6\x9C\xAC"});
+  c.tokenizer.cjk = CjkMode::kSubwords;
+  SubwordVocab& v = c.tokenizer.subword;
+  v.kind = SubwordKind::kUnigram;
+  v.pieces = {"\xE6\x97\xA5\xE6\x9C\xAC", "\xE6\x97\xA5", "\xE6\x9C\xAC", kWordStart};
+  v.scores = {-1, -3, -3, -1};
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  std::string run;
+  while (run.size() < (1u << 20)) run += "\xE6\x97\xA5\xE6\x9C\xAC";  // 日本 x 174763, no separators
+  Tokenizer tokenizer(*m);
+  std::vector<uint32_t> ids;
+  const auto start = std::chrono::steady_clock::now();
+  tokenizer.Encode(run, &ids);
+  EXPECT_LT(Seconds(start), 2.0);
+  EXPECT_EQ(ids.size(), run.size() / 6);
+}
+
+// Prints the tokenizer's own throughput on short English sentences (informational).
+TEST(Tokenizer, Throughput) {
+  Strings vocab;
+  for (const char* w : {"the", "a", "of", "and", "to", "in", "is", "it", "that", "was", "for", "on", "with", "as", "he",
+                        "she", "they", "cat", "dog", "sat", "mat", "quick", "brown", "fox", "jumps", "over", "lazy",
+                        "man", "woman", "walks", "park", "today", "weather", "nice", "very", "good", "movie"}) {
+    vocab.push_back(w);
+  }
+  ModelContents c = Contents(vocab);
+  c.tokenizer.subword = TestWordPiece(true);
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  const Strings sentences = {"The cat sat on the mat.", "A man walks in the park today.",
+                             "The quick brown fox jumps over the lazy dog!", "She thinks the movie was very good.",
+                             "Is the weather nice today?", "They went to Paris with their friends."};
+  Tokenizer tokenizer(*m);
+  std::vector<uint32_t> ids;
+  const int rounds = 200000;
+  size_t total = 0, bytes = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < rounds; ++r) {
+    for (const std::string& s : sentences) {
+      ids.clear();
+      tokenizer.Encode(s, &ids);
+      total += ids.size();
+      bytes += s.size();
+    }
+  }
+  const double secs = Seconds(start);
+  EXPECT_GT(total, 0u);
+  std::printf("tokenizer: %.2f M sentences/s, %.0f MB/s (%zu ids)\n", rounds * sentences.size() / secs / 1e6,
+              bytes / secs / 1e6, total);
+}
+
+}  // namespace
+}  // namespace swe
