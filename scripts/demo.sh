@@ -12,5 +12,5 @@ data=${SWE_SHARED_DATA:-../shared/data}
 docs=build/demo-docs.txt
 cut -f6,7 "$data/eval/sts/stsbenchmark/sts-dev.csv" | tr '\t' '\n' | awk 'NF && !seen[$0]++' > "$docs"
 [ $# -gt 0 ] || set -- "a man is playing a guitar" "stock markets fell sharply" "a dog runs across the grass"
-build/native/native/swe info "$model"
-build/native/native/swe search "$model" --docs "$docs" -k 5 "$@"
+build/native/bin/swe info "$model"
+build/native/bin/swe search "$model" --docs "$docs" -k 5 "$@"

@@ -2,10 +2,13 @@
 # Installs the Debian packages the native build and tests need (idempotent; apt runs only when
 # something is missing). Run as root, or with sudo available.
 set -euo pipefail
-packages=(build-essential cmake git python3 ca-certificates nodejs npm
+packages=(build-essential cmake git python3 ca-certificates
           capnproto libcapnp-dev libzstd-dev zstd googletest libgtest-dev
           nlohmann-json3-dev unicode-data clang libclang-rt-14-dev)
 missing=()
+# Node.js may come from elsewhere than Debian (the machines here have Node 20 with its own npm).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

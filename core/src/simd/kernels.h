@@ -22,6 +22,15 @@ struct Kernels {
   // out[j] = dot(query, rows + j*n) for j < count: the index scan
   void (*scan_f32)(const float* query, const float* rows, size_t n, size_t count, float* out);
   void (*scan_i8)(const int8_t* query, const int8_t* rows, size_t n, size_t count, int32_t* out);
+  // The encoder's inner loop in one call: for j = 0 .. count-1 in order, acc[0..n) += c_j * row(ids[j]),
+  // row(r) = table + r * stride, c_j = weights ? weights[ids[j]] : 1 (times scales[ids[j]] for int8).
+  // Bit-identical to `count` axpy calls with those coefficients, without a call per word.
+  void (*gather_f32)(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
+                     const float* weights, size_t n);
+  void (*gather_f16)(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
+                     const float* weights, size_t n);
+  void (*gather_i8)(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
+                    const float* weights, const float* scales, size_t n);
 };
 
 // The variant in use: the best this CPU supports, chosen once; SWE_SIMD=<name> overrides it

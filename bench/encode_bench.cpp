@@ -1,0 +1,368 @@
+// Single-thread encode and search throughput.
+//
+//   encode_bench [--data DIR] [--model FILE.swe] [--repeats N] [--min-time SECONDS] [--simd NAME]
+//
+// Sentences: the STS-B dev set (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1 and s2; DIR
+// defaults to ../shared/data next to the repository). Model: FILE if given (re-written as f32, f16
+// and int8 tables), else a synthetic 50k x 256 model: the benchmark's own words (lower-cased) plus
+// filler words, random vectors. Every kernel variant this CPU supports is measured in a child
+// process (SWE_SIMD=<variant>, so the Model and Index pick it up like any program would); --simd
+// NAME measures only that one, in this process.
+//
+// Modes: "tokenize" (Tokenizer::Encode only), "accumulate" (the rows of pre-tokenized ids summed
+// with one Model::AccumulateRow call per word, then normalised), "gather" (the same with one
+// Model::AccumulateRows call per text: the encoder's path), "encode" (Encoder::Encode: the whole
+// thing). Each number is the median of --repeats timings, each timing at least --min-time of this
+// thread's CPU time (so that other work on a shared machine does not count).
+// Output: one JSON object per line on stdout; a human summary on stderr.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "simd/kernels.h"
+#include "swe/encoder.h"
+#include "swe/index.h"
+#include "swe/model.h"
+#include "swe/model_file.h"
+#include "swe/tokenizer.h"
+
+extern char** environ;
+
+namespace {
+
+struct Options {
+  std::string data = SWE_BENCH_DATA;
+  std::string model;
+  std::string simd;  // measure only this variant, in this process
+  int repeats = 7;
+  double min_time = 0.2;
+  bool skip_index = false;
+};
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fprintf(stderr, "encode_bench: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void Check(const swe::Status& s, const std::string& what) {
+  if (!s.ok()) Die(what + ": " + s.ToString());
+}
+
+// Column 5 and 6 (s1, s2) of a tab-separated STS-B file, without quote handling.
+std::vector<std::string> ReadSentences(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) Die("cannot read " + path + " (pass --data DIR)");
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string col; std::getline(ss, col, '\t');) cols.push_back(col);
+    if (cols.size() >= 7) {
+      out.push_back(cols[5]);
+      out.push_back(cols[6]);
+    }
+  }
+  if (out.empty()) Die("no sentences in " + path);
+  return out;
+}
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Die("cannot read " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void FillRandom(std::vector<float>* v, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+  for (float& x : *v) x = uni(rng);
+}
+
+// The benchmark's words by frequency (lower-cased ASCII, as in an uncased vocabulary), the 50k most
+// frequent, then filler words up to 50k rows; dims 256.
+swe::ModelContents SyntheticContents(const std::vector<std::string>& sentences) {
+  const size_t kRows = 50000;
+  swe::ModelContents c;
+  std::map<std::string, size_t> counts;
+  std::vector<std::string> words;
+  for (const std::string& s : sentences) {
+    words.clear();
+    swe::SplitWords(s, c.tokenizer, nullptr, &words);
+    for (std::string& w : words) {
+      for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      ++counts[w];
+    }
+  }
+  std::vector<std::pair<size_t, std::string>> by_count;
+  for (auto& [w, n] : counts) by_count.emplace_back(n, w);
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < by_count.size() && c.words.size() < kRows; ++i)
+    c.words.push_back(by_count[i].second);
+  for (size_t i = 0; c.words.size() < kRows; ++i) c.words.push_back("filler" + std::to_string(i));
+  c.dims = 256;
+  c.vectors.resize(c.words.size() * c.dims);
+  FillRandom(&c.vectors, 1);
+  c.provenance.name = "synthetic";
+  return c;
+}
+
+std::unique_ptr<swe::Model> Build(const swe::ModelContents& c, swe::DType dtype) {
+  std::vector<uint8_t> bytes;
+  swe::WriteOptions options;
+  options.dtype = dtype;
+  options.zstd_level = 1;
+  Check(swe::WriteModel(c, options, &bytes), "writing the model");
+  std::unique_ptr<swe::Model> model;
+  Check(swe::ReadModel(bytes.data(), bytes.size(), &model), "reading the model");
+  return model;
+}
+
+// CPU time of this thread: on a shared machine, the time this benchmark was not scheduled does not
+// count (wall time and CPU time agree on an idle one).
+double ThreadSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// Median seconds per call of `pass`, each timing repeating it for at least min_time.
+double MedianSeconds(const Options& o, const std::function<void()>& pass) {
+  pass();  // warm up
+  std::vector<double> times;
+  for (int r = 0; r < o.repeats; ++r) {
+    size_t calls = 0;
+    const double start = ThreadSeconds();
+    double elapsed = 0;
+    do {
+      pass();
+      ++calls;
+      elapsed = ThreadSeconds() - start;
+    } while (elapsed < o.min_time);
+    times.push_back(elapsed / calls);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+std::string Json(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out = "{";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ", ";
+    out += "\"" + fields[i].first + "\": " + fields[i].second;
+  }
+  return out + "}";
+}
+std::string Str(const std::string& s) { return "\"" + s + "\""; }
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+volatile float g_sink;  // keeps results alive
+
+void BenchEncode(const Options& o, const std::string& model_name, const swe::Model& model,
+                 const std::vector<std::string>& sentences) {
+  const char* simd = swe::simd::Active().name;
+  const char* dtype = swe::dtype_name(model.dtype());
+  swe::Tokenizer tokenizer(model);
+  std::vector<std::vector<uint32_t>> ids(sentences.size());
+  size_t words = 0;
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    tokenizer.Encode(sentences[i], &ids[i]);
+    words += ids[i].size();
+  }
+  std::vector<uint32_t> scratch;
+  std::vector<float> out(model.dims());
+  swe::Encoder encoder(model);
+  const std::vector<std::pair<std::string, std::function<void()>>> modes = {
+      {"tokenize",
+       [&] {
+         for (const std::string& s : sentences) {
+           scratch.clear();
+           tokenizer.Encode(s, &scratch);
+         }
+         g_sink = static_cast<float>(scratch.size());
+       }},
+      {"accumulate",
+       [&] {
+         for (const std::vector<uint32_t>& sentence : ids) {
+           std::fill(out.begin(), out.end(), 0.0f);
+           for (uint32_t id : sentence) model.AccumulateRow(id, model.weight(id), out.data(), model.dims());
+           swe::NormalizeL2(out.data(), model.dims());
+         }
+         g_sink = out[0];
+       }},
+      {"gather",
+       [&] {
+         for (const std::vector<uint32_t>& sentence : ids) {
+           std::fill(out.begin(), out.end(), 0.0f);
+           model.AccumulateRows(sentence.data(), sentence.size(), out.data(), model.dims());
+           swe::NormalizeL2(out.data(), model.dims());
+         }
+         g_sink = out[0];
+       }},
+      {"encode",
+       [&] {
+         for (const std::string& s : sentences) encoder.Encode(s, out.data());
+         g_sink = out[0];
+       }},
+  };
+  for (const auto& [mode, pass] : modes) {
+    const double seconds = MedianSeconds(o, pass);
+    const double sps = sentences.size() / seconds;
+    const double wps = words / seconds;
+    std::printf("%s\n", Json({{"bench", Str("encode")},
+                              {"mode", Str(mode)},
+                              {"dtype", Str(dtype)},
+                              {"simd", Str(simd)},
+                              {"model", Str(model_name)},
+                              {"dims", Num(model.dims())},
+                              {"sentences", Num(sentences.size())},
+                              {"words", Num(words)},
+                              {"seconds_per_pass", Num(seconds)},
+                              {"sentences_per_s", Num(sps)},
+                              {"words_per_s", Num(wps)},
+                              {"ns_per_word", Num(1e9 / wps)},
+                              {"repeats", Num(o.repeats)},
+                              {"clock", Str("thread_cpu")}})
+                            .c_str());
+    std::fprintf(stderr, "  %-6s %-5s %-10s %10.0f sentences/s %12.0f words/s %7.1f ns/word\n", simd, dtype,
+                 mode.c_str(), sps, wps, 1e9 / wps);
+  }
+  std::fflush(stdout);
+}
+
+void BenchIndex(const Options& o, uint32_t dims) {
+  const char* simd = swe::simd::Active().name;
+  const size_t kQueries = 16;
+  std::vector<float> queries(kQueries * dims);
+  FillRandom(&queries, 7);
+  for (size_t n : {size_t{10000}, size_t{100000}}) {
+    std::vector<float> vectors(n * dims);
+    FillRandom(&vectors, 3);
+    std::vector<uint64_t> ids(n);
+    for (size_t i = 0; i < n; ++i) ids[i] = i;
+    for (swe::DType dtype : {swe::DType::kF32, swe::DType::kInt8}) {
+      std::unique_ptr<swe::Index> index;
+      Check(swe::Index::Create(dims, dtype, &index), "creating the index");
+      Check(index->AddBatch(ids.data(), vectors.data(), n), "filling the index");
+      std::vector<swe::SearchHit> hits;
+      const double seconds = MedianSeconds(o, [&] {
+        for (size_t q = 0; q < kQueries; ++q)
+          Check(index->Search(queries.data() + q * dims, 10, &hits), "search");
+      });
+      const double qps = kQueries / seconds;
+      std::printf("%s\n", Json({{"bench", Str("search")},
+                                {"dtype", Str(swe::dtype_name(dtype))},
+                                {"simd", Str(simd)},
+                                {"vectors", Num(n)},
+                                {"dims", Num(dims)},
+                                {"k", "10"},
+                                {"queries_per_s", Num(qps)},
+                                {"vectors_per_s", Num(qps * n)},
+                                {"repeats", Num(o.repeats)},
+                                {"clock", Str("thread_cpu")}})
+                              .c_str());
+      std::fprintf(stderr, "  %-6s %-5s search %6zu x %u: %9.1f queries/s (%.2f G vectors/s)\n", simd,
+                   swe::dtype_name(dtype), n, dims, qps, qps * n / 1e9);
+    }
+  }
+  std::fflush(stdout);
+}
+
+void RunHere(const Options& o) {
+  const std::vector<std::string> sentences = ReadSentences(o.data + "/eval/sts/stsbenchmark/sts-dev.csv");
+  swe::ModelContents contents;
+  std::string name;
+  if (!o.model.empty()) {
+    const std::vector<uint8_t> bytes = ReadFile(o.model);
+    std::unique_ptr<swe::Model> model;
+    Check(swe::ReadModel(bytes.data(), bytes.size(), &model), "reading " + o.model);
+    contents = model->ToContents();
+    name = o.model;
+  } else {
+    contents = SyntheticContents(sentences);
+    name = "synthetic";
+  }
+  std::fprintf(stderr, "simd %s, model %s: %zu words x %u dims, %zu sentences\n", swe::simd::Active().name,
+               name.c_str(), contents.words.size(), contents.dims, sentences.size());
+  for (swe::DType dtype : {swe::DType::kF32, swe::DType::kF16, swe::DType::kInt8}) {
+    std::unique_ptr<swe::Model> model = Build(contents, dtype);
+    BenchEncode(o, name, *model, sentences);
+  }
+  if (!o.skip_index) BenchIndex(o, contents.dims);
+}
+
+// Runs this program again with SWE_SIMD=<variant> and --simd <variant>, sharing stdout and stderr.
+void RunChild(int argc, char** argv, const char* variant) {
+  std::vector<std::string> args(argv, argv + argc);
+  args.push_back("--simd");
+  args.push_back(variant);
+  std::vector<char*> cargs;
+  for (std::string& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  setenv("SWE_SIMD", variant, 1);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, cargs.data(), environ) != 0) Die("cannot spawn");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Die(std::string("variant ") + variant + " failed");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--data")
+      o.data = value();
+    else if (a == "--model")
+      o.model = value();
+    else if (a == "--simd")
+      o.simd = value();
+    else if (a == "--repeats")
+      o.repeats = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--min-time")
+      o.min_time = std::atof(value().c_str());
+    else if (a == "--no-index")
+      o.skip_index = true;
+    else
+      Die("unknown argument " + a + " (see the comment at the top of bench/encode_bench.cpp)");
+  }
+  if (!o.simd.empty()) {
+    setenv("SWE_SIMD", o.simd.c_str(), 1);  // before anything asks for the active kernels
+    if (o.simd != swe::simd::Active().name)
+      Die("variant " + o.simd + " is not available (SWE_SIMD must name it)");
+    RunHere(o);
+    return 0;
+  }
+  for (const swe::simd::Kernels* k : swe::simd::Supported()) RunChild(argc, argv, k->name);
+  return 0;
+}

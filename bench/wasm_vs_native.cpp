@@ -1,0 +1,112 @@
+// The native half of bench/wasm_vs_native.mjs (which runs it): model load time and single-thread
+// encode throughput through the C API, measured the way the JS half measures the wasm build.
+//
+//   wasm_vs_native MODEL.swe SENTENCES.txt [--repeats N] [--min-time SECONDS] [--vectors OUT.f32]
+//
+// SENTENCES.txt holds one sentence per line. Load: swe_model_load_from_bytes on the file's bytes
+// (zstd + Cap'n Proto parse + validation + lookup table), median of --repeats. Encode:
+// swe_model_encode_batch over all sentences, repeated until --min-time passes; the median of
+// --repeats such timings. --vectors writes the vectors (little-endian f32, row-major) for parity
+// checks. Output: one JSON object on stdout.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "simd/kernels.h"
+#include "swe.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fprintf(stderr, "wasm_vs_native: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void Check(swe_status s, const char* what) {
+  if (s != SWE_OK) Die(std::string(what) + ": " + swe_last_error());
+}
+
+std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Die("cannot read " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) Die("usage: wasm_vs_native MODEL.swe SENTENCES.txt [--repeats N] [--min-time S] [--vectors OUT]");
+  const std::string model_path = argv[1], sentences_path = argv[2];
+  int repeats = 7;
+  double min_time = 0.3;
+  std::string vectors_path;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--repeats")) repeats = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--min-time")) min_time = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--vectors")) vectors_path = argv[i + 1];
+    else Die(std::string("unknown option ") + argv[i]);
+  }
+
+  const std::vector<uint8_t> file = ReadBytes(model_path);
+  std::vector<double> load_ms;
+  swe_model* model = nullptr;
+  for (int r = 0; r < repeats; ++r) {
+    swe_model_free(model);
+    model = nullptr;
+    const Clock::time_point start = Clock::now();
+    Check(swe_model_load_from_bytes(file.data(), file.size(), nullptr, &model), "load");
+    load_ms.push_back(1e3 * Seconds(start));
+  }
+
+  std::vector<std::string> sentences;
+  std::ifstream in(sentences_path);
+  if (!in) Die("cannot read " + sentences_path);
+  size_t text_bytes = 0;
+  for (std::string line; std::getline(in, line);) {
+    text_bytes += line.size();
+    sentences.push_back(std::move(line));
+  }
+  std::vector<swe_text> texts;
+  for (const std::string& s : sentences) texts.push_back({s.data(), s.size()});
+  const uint32_t dims = swe_model_get_dims(model);
+  std::vector<float> out(texts.size() * dims);
+
+  std::vector<double> rates;
+  for (int r = 0; r < repeats; ++r) {
+    size_t encoded = 0;
+    const Clock::time_point start = Clock::now();
+    do {
+      Check(swe_model_encode_batch(model, texts.data(), texts.size(), nullptr, out.data(), out.size()), "encode");
+      encoded += texts.size();
+    } while (Seconds(start) < min_time);
+    rates.push_back(encoded / Seconds(start));
+  }
+  if (!vectors_path.empty()) {
+    std::FILE* f = std::fopen(vectors_path.c_str(), "wb");
+    if (!f || std::fwrite(out.data(), sizeof(float), out.size(), f) != out.size() || std::fclose(f) != 0) {
+      Die("cannot write " + vectors_path);
+    }
+  }
+  const double rate = Median(rates);
+  std::printf("{\"impl\":\"native\",\"kernels\":\"%s\",\"model_bytes\":%zu,\"load_ms\":%.3f,\"sentences\":%zu,"
+              "\"text_bytes\":%zu,\"dims\":%u,\"encode_sentences_per_s\":%.1f,\"encode_mb_per_s\":%.3f}\n",
+              swe::simd::Active().name, file.size(), Median(load_ms), texts.size(), text_bytes, dims, rate,
+              rate * text_bytes / texts.size() / 1e6);
+  swe_model_free(model);
+  return 0;
+}

@@ -1,0 +1,94 @@
+// Sentence vectors: weighted sum of the known words' rows, then mean or L2 normalisation.
+#include "swe/encoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simd/kernels.h"
+#include "swe/model.h"
+
+namespace swe {
+
+Encoder::Encoder(const Model& model, const EncodeOptions& options)
+    : model_(model),
+      tokenizer_(model),
+      dims_(options.dims == 0 || options.dims > model.dims() ? model.dims() : options.dims) {}
+
+void Model::AccumulateRows(const uint32_t* ids, size_t count, float* acc, uint32_t n) const {
+  switch (dtype_) {
+    case DType::kF32:
+      kernels_->gather_f32(acc, reinterpret_cast<const float*>(table_), dims_, ids, count, weights_, n);
+      break;
+    case DType::kF16:
+      kernels_->gather_f16(acc, reinterpret_cast<const uint16_t*>(table_), dims_, ids, count, weights_, n);
+      break;
+    case DType::kInt8:
+      kernels_->gather_i8(acc, reinterpret_cast<const int8_t*>(table_), dims_, ids, count, weights_, scales_,
+                          n);
+      break;
+  }
+}
+
+// A word contributes when it is known and its weight is not zero (a zero-weight word adds +-0,
+// which leaves the sum's bits unchanged). With normalisation on, the division by the weight sum
+// is skipped: it does not change the direction, and the normalised sum is the normalised mean.
+uint32_t Encoder::Encode(std::string_view text, float* out) {
+  std::fill(out, out + dims_, 0.0f);
+  ids_.clear();
+  tokenizer_.Encode(text, &ids_);
+  float total = 0.0f;
+  uint32_t used = 0;
+  if (model_.has_weights()) {
+    for (uint32_t id : ids_) {
+      const float w = model_.weight(id);
+      total += w;
+      used += (w != 0.0f);
+    }
+  } else {
+    total = static_cast<float>(ids_.size());
+    used = static_cast<uint32_t>(ids_.size());
+  }
+  if (used != 0) model_.AccumulateRows(ids_.data(), ids_.size(), out, dims_);
+  if (used == 0 || !(total > 0.0f)) {
+    std::fill(out, out + dims_, 0.0f);
+    return 0;
+  }
+  if (model_.normalize()) {
+    NormalizeL2(out, dims_);
+  } else {
+    for (uint32_t i = 0; i < dims_; ++i) out[i] /= total;
+  }
+  return used;
+}
+
+void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
+  for (size_t i = 0; i < n; ++i) Encode(texts[i], out + i * dims_);
+}
+
+float Cosine(const float* a, const float* b, uint32_t n) {
+  const simd::Kernels& k = simd::Active();
+  const float na = std::sqrt(k.dot_f32(a, a, n));
+  const float nb = std::sqrt(k.dot_f32(b, b, n));
+  if (na == 0.0f || nb == 0.0f) return 0.0f;
+  return k.dot_f32(a, b, n) / na / nb;
+}
+
+void NormalizeL2(float* x, uint32_t n) {
+  const simd::Kernels& k = simd::Active();
+  float norm2 = k.dot_f32(x, x, n);
+  if (!(norm2 >= 0x1p-100f && norm2 <= 0x1p100f)) {
+    // Zero, tiny (the squares underflow), huge (they overflow) or not finite: rescale by a power of
+    // two first (exact), so that the norm is computed accurately.
+    float largest = 0.0f;
+    for (uint32_t i = 0; i < n; ++i) largest = std::max(largest, std::fabs(x[i]));
+    if (largest == 0.0f || !std::isfinite(largest)) return;  // zero stays zero; inf/NaN left as is
+    int exponent = 0;
+    std::frexp(largest, &exponent);
+    for (uint32_t i = 0; i < n; ++i) x[i] = std::ldexp(x[i], -exponent);
+    norm2 = k.dot_f32(x, x, n);
+  }
+  const float inv = 1.0f / std::sqrt(norm2);
+  for (uint32_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+}  // namespace swe

@@ -1,0 +1,178 @@
+// The one generic source of every kernel variant. A variant's translation unit defines
+// SWE_KERNELS_NS (its namespace: generic, avx2, wasm128, ...) and SWE_KERNELS_NAME, optionally
+// overrides single kernels (SWE_KERNEL_<NAME> naming its own function, e.g. intrinsics), then
+// includes this file once; the instruction set comes from the compile flags of that unit. Keep it
+// portable: plain C++ loops that GCC and clang vectorize, nothing specific to one architecture.
+//
+// Determinism (docs/FORMAT.md, "Determinism"): every variant gives bit-identical results.
+//  - No FMA: core is compiled with -ffp-contract=off and kernels never call fma().
+//  - Element-wise kernels (axpy) have one rounding per operation, so any vector width agrees.
+//  - A float reduction of n products uses 8 lanes: lane j sums the products of the elements
+//    i = j, j + 8, j + 16, ... in increasing i (the tail of n % 8 elements goes to lanes 0.. of the
+//    same 8), each lane starting from +0. The lanes are then combined by the fixed tree
+//        ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7)),
+//    which is what an 8-wide register gives (high half + low half, then pairs), and what two
+//    4-wide registers give (hi + lo, then pairs): a 4-lane wasm simd128 build reproduces it exactly.
+//  - Integer dot products are exact (int32 cannot overflow for n <= 65536), so their order is free.
+#ifndef SWE_KERNELS_NS
+#error "define SWE_KERNELS_NS before including kernels_impl.h"
+#endif
+#ifndef SWE_KERNELS_NAME
+#error "define SWE_KERNELS_NAME before including kernels_impl.h"
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "simd/kernels.h"
+
+namespace swe::simd::SWE_KERNELS_NS {
+
+extern const Kernels kKernels;
+
+namespace impl {
+
+constexpr size_t kLanes = 8;
+
+inline uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline float BitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// binary16 -> binary32, exact and branch-free (so that loops over it vectorize). The half's exponent
+// and mantissa, moved to the float's positions, read as a float with the wrong bias; scaling by
+// 2^(127-15) fixes the bias exactly, subnormal halves included. Inf and NaN (which land at >= 2^16)
+// get the all-ones exponent and keep their payload.
+inline float HalfToFloat(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const float scaled = BitsFloat(uint32_t{h & 0x7FFFu} << 13) * 0x1p112f;
+  const uint32_t special = 0u - static_cast<uint32_t>(scaled >= 0x1p16f);  // all ones or zero
+  return BitsFloat(FloatBits(scaled) | (special & 0x7F800000u) | sign);
+}
+
+inline float Combine(const float* s) {
+  return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+}
+
+inline void AxpyF32(float* acc, const float* x, float a, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] += a * x[i];
+}
+
+inline void AxpyF16(float* acc, const uint16_t* x, float a, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] += a * HalfToFloat(x[i]);
+}
+
+inline void AxpyI8(float* acc, const int8_t* x, float a, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] += a * static_cast<float>(x[i]);
+}
+
+inline float DotF32(const float* a, const float* b, size_t n) {
+  float s[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t j = 0; j < kLanes; ++j) s[j] += a[i + j] * b[i + j];
+  }
+  for (size_t j = 0; i + j < n; ++j) s[j] += a[i + j] * b[i + j];
+  return Combine(s);
+}
+
+inline int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
+  int32_t s = 0;
+  for (size_t i = 0; i < n; ++i) s += int32_t{a[i]} * int32_t{b[i]};
+  return s;
+}
+
+// One row after the other, each in DotF32's order. (A four-row version of this loop, written for
+// auto-vectorisation, came out 5x slower with GCC 12: the 4 x 8 partial sums spill. Variants with
+// intrinsics block rows themselves.)
+inline void ScanF32(const float* q, const float* rows, size_t n, size_t count, float* out) {
+  for (size_t r = 0; r < count; ++r) out[r] = DotF32(q, rows + r * n, n);
+}
+
+inline void ScanI8(const int8_t* q, const int8_t* rows, size_t n, size_t count, int32_t* out) {
+  for (size_t r = 0; r < count; ++r) out[r] = DotI8(q, rows + r * n, n);
+}
+
+}  // namespace impl
+
+#ifndef SWE_KERNEL_AXPY_F32
+#define SWE_KERNEL_AXPY_F32 impl::AxpyF32
+#endif
+#ifndef SWE_KERNEL_AXPY_F16
+#define SWE_KERNEL_AXPY_F16 impl::AxpyF16
+#endif
+#ifndef SWE_KERNEL_AXPY_I8
+#define SWE_KERNEL_AXPY_I8 impl::AxpyI8
+#endif
+#ifndef SWE_KERNEL_DOT_F32
+#define SWE_KERNEL_DOT_F32 impl::DotF32
+#endif
+#ifndef SWE_KERNEL_DOT_I8
+#define SWE_KERNEL_DOT_I8 impl::DotI8
+#endif
+#ifndef SWE_KERNEL_SCAN_F32
+#define SWE_KERNEL_SCAN_F32 impl::ScanF32
+#endif
+#ifndef SWE_KERNEL_SCAN_I8
+#define SWE_KERNEL_SCAN_I8 impl::ScanI8
+#endif
+
+namespace impl {
+
+// Gather: the variant's own axpy once per id, called directly (no indirect call per word). Each
+// element gets its additions in the order of ids, so any blocking of the columns gives the same
+// bits: variants with intrinsics keep a block of the accumulator in registers across all rows
+// (GCC 12 keeps a local block of a plain loop in memory, which measured slower than this).
+inline float Coefficient(uint32_t id, const float* weights, const float* scales) {
+  float a = weights != nullptr ? weights[id] : 1.0f;
+  if (scales != nullptr) a = a * scales[id];
+  return a;
+}
+
+inline void GatherF32(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
+                      const float* weights, size_t n) {
+  for (size_t j = 0; j < count; ++j) {
+    SWE_KERNEL_AXPY_F32(acc, table + ids[j] * stride, Coefficient(ids[j], weights, nullptr), n);
+  }
+}
+
+inline void GatherF16(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
+                      const float* weights, size_t n) {
+  for (size_t j = 0; j < count; ++j) {
+    SWE_KERNEL_AXPY_F16(acc, table + ids[j] * stride, Coefficient(ids[j], weights, nullptr), n);
+  }
+}
+
+inline void GatherI8(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
+                     const float* weights, const float* scales, size_t n) {
+  for (size_t j = 0; j < count; ++j) {
+    SWE_KERNEL_AXPY_I8(acc, table + ids[j] * stride, Coefficient(ids[j], weights, scales), n);
+  }
+}
+
+}  // namespace impl
+
+#ifndef SWE_KERNEL_GATHER_F32
+#define SWE_KERNEL_GATHER_F32 impl::GatherF32
+#endif
+#ifndef SWE_KERNEL_GATHER_F16
+#define SWE_KERNEL_GATHER_F16 impl::GatherF16
+#endif
+#ifndef SWE_KERNEL_GATHER_I8
+#define SWE_KERNEL_GATHER_I8 impl::GatherI8
+#endif
+
+const Kernels kKernels = {
+    SWE_KERNELS_NAME,      SWE_KERNEL_AXPY_F32,   SWE_KERNEL_AXPY_F16,  SWE_KERNEL_AXPY_I8,
+    SWE_KERNEL_DOT_F32,    SWE_KERNEL_DOT_I8,     SWE_KERNEL_SCAN_F32,  SWE_KERNEL_SCAN_I8,
+    SWE_KERNEL_GATHER_F32, SWE_KERNEL_GATHER_F16, SWE_KERNEL_GATHER_I8,
+};
+
+}  // namespace swe::simd::SWE_KERNELS_NS

@@ -1,0 +1,90 @@
+#include "args.h"
+
+#include <charconv>
+
+#include "common.h"
+
+namespace swe::cli {
+namespace {
+
+const OptionSpec* FindLong(const std::vector<OptionSpec>& spec, const std::string& name) {
+  for (const OptionSpec& o : spec) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+const OptionSpec* FindShort(const std::vector<OptionSpec>& spec, char name) {
+  for (const OptionSpec& o : spec) {
+    if (o.short_name != 0 && o.short_name == name) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string ParsedArgs::get(const std::string& name, const std::string& fallback) const {
+  auto it = values.find(name);
+  return it == values.end() ? fallback : it->second;
+}
+
+ParsedArgs ParseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& spec,
+                     const std::string& command) {
+  ParsedArgs parsed;
+  bool options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-') {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      parsed.help = true;
+      continue;
+    }
+    const OptionSpec* option = nullptr;
+    std::string inline_value;
+    bool has_inline = false;
+    if (arg[1] == '-') {
+      std::string name = arg.substr(2);
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        inline_value = name.substr(eq + 1);
+        name.resize(eq);
+        has_inline = true;
+      }
+      option = FindLong(spec, name);
+    } else if (arg.size() == 2) {
+      option = FindShort(spec, arg[1]);
+    }
+    if (!option) throw UsageError("unknown option '" + arg + "'", command);
+    if (!option->takes_value) {
+      if (has_inline) throw UsageError("option '--" + option->name + "' takes no value", command);
+      parsed.flags.insert(option->name);
+      continue;
+    }
+    if (!has_inline) {
+      if (i + 1 >= args.size()) throw UsageError("option '" + arg + "' needs a value", command);
+      inline_value = args[++i];
+    }
+    parsed.values[option->name] = inline_value;
+  }
+  return parsed;
+}
+
+uint64_t ParseCount(const std::string& text, const std::string& what, uint64_t min, uint64_t max) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < min || value > max) {
+    throw UsageError(what + " must be a whole number in [" + std::to_string(min) + ", " + std::to_string(max) +
+                     "], not '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace swe::cli

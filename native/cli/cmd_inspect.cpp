@@ -1,0 +1,142 @@
+// swe info, swe tokenize: look inside a model.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "common.h"
+
+namespace swe::cli {
+namespace {
+
+constexpr const char* kInfoUsage =
+    "usage: swe info MODEL [--json]\n"
+    "\n"
+    "Describes a .swe model: name, size, table type, provenance and scores.\n"
+    "\n"
+    "options:\n"
+    "  --json    print the model's information as one JSON object\n";
+
+constexpr const char* kTokenizeUsage =
+    "usage: swe tokenize MODEL TEXT...\n"
+    "\n"
+    "Shows each word of TEXT (several arguments are joined with spaces) and how it matched the vocabulary:\n"
+    "exact, folded (case-folded), stripped (accents removed), prefix (a subword prefix) or unknown (skipped).\n";
+
+std::string Megabytes(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f MB", bytes / 1e6);
+  return text;
+}
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_boolean()) return it->get<bool>() ? "yes" : "no";
+  return it->dump();
+}
+
+void Row(const std::string& label, const std::string& value) {
+  if (!value.empty()) std::printf("%-*s %s\n", 12, label.c_str(), value.c_str());
+}
+
+// Code points in `s` (for aligning columns of UTF-8 text).
+size_t Width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  size_t w = Width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace
+
+int RunInfo(const Args& args) {
+  const std::string command = "swe info";
+  ParsedArgs parsed = ParseArgs(args, {{"json", 0, false}}, command);
+  if (parsed.help) {
+    std::fputs(kInfoUsage, stdout);
+    return 0;
+  }
+  if (parsed.positional.size() != 1) throw UsageError("expected one MODEL", command);
+  ModelPtr model = LoadModel(parsed.positional[0]);
+  const char* info = swe_model_get_info_json(model.get());
+  if (parsed.has("json")) {
+    std::printf("%s\n", info);
+    return 0;
+  }
+  nlohmann::json j = nlohmann::json::parse(info);
+  Row("name", Text(j, "name"));
+  Row("description", Text(j, "description"));
+  if (j.value("placeholder", false)) Row("placeholder", "yes: not a distilled model, for development only");
+  Row("dims", Text(j, "dims"));
+  Row("vocabulary", Text(j, "vocab_size") + " words");
+  Row("dtype", Text(j, "dtype"));
+  Row("file size", Megabytes(j.value("file_size", uint64_t{0})));
+  Row("normalize", Text(j, "normalize"));
+  Row("weighted", Text(j, "weighted"));
+  Row("checksum", Text(j, "checksum"));
+  Row("teacher", Text(j, "teacher"));
+  Row("corpus", Text(j, "corpus"));
+  Row("corpus hash", Text(j, "corpus_hash"));
+  Row("recipe", Text(j, "recipe"));
+  Row("created by", Text(j, "created_by"));
+  const nlohmann::json& tok = j["tokenizer"];
+  std::string tokenizer = "fold_case=" + Text(tok, "fold_case") + " strip_accents=" + Text(tok, "strip_accents") +
+                          " cjk=" + Text(tok, "cjk") + " subword=" + Text(tok, "subword");
+  if (tok.value("subword_pieces", 0) > 0) tokenizer += " (" + Text(tok, "subword_pieces") + " pieces)";
+  if (tok.value("max_tokens", 0) > 0) tokenizer += " max_tokens=" + Text(tok, "max_tokens");
+  Row("tokenizer", tokenizer);
+  for (const auto& score : j["scores"]) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.4f", score.value("value", 0.0));
+    Row("score", Text(score, "task") + " " + Text(score, "metric") + " " + value);
+  }
+  for (const auto& [key, value] : j["extra"].items()) Row(key, value.is_string() ? value.get<std::string>() : value.dump());
+  return 0;
+}
+
+int RunTokenize(const Args& args) {
+  const std::string command = "swe tokenize";
+  ParsedArgs parsed = ParseArgs(args, {}, command);
+  if (parsed.help) {
+    std::fputs(kTokenizeUsage, stdout);
+    return 0;
+  }
+  if (parsed.positional.size() < 2) throw UsageError("expected MODEL and TEXT", command);
+  ModelPtr model = LoadModel(parsed.positional[0]);
+  std::string text = parsed.positional[1];
+  for (size_t i = 2; i < parsed.positional.size(); ++i) text += " " + parsed.positional[i];
+  size_t n = 0;
+  Check(swe_model_analyze_text(model.get(), text.data(), text.size(), nullptr, 0, &n));
+  std::vector<swe_token> tokens(n);
+  Check(swe_model_analyze_text(model.get(), text.data(), text.size(), tokens.data(), tokens.size(), &n));
+  size_t width = 4;
+  for (const swe_token& t : tokens) width = std::max(width, Width(text.substr(t.begin, t.end - t.begin)));
+  std::printf("%s  %-8s  %8s  %s\n", Pad("word", width).c_str(), "match", "row", "vocabulary word");
+  size_t known = 0;
+  for (const swe_token& t : tokens) {
+    std::string word = text.substr(t.begin, t.end - t.begin);
+    std::string row = "-", entry;
+    if (t.row >= 0) {
+      ++known;
+      row = std::to_string(t.row);
+      const char* data = nullptr;
+      size_t size = 0;
+      Check(swe_model_get_word(model.get(), static_cast<uint32_t>(t.row), &data, &size));
+      entry.assign(data, size);
+    }
+    std::printf("%s  %-8s  %8s  %s\n", Pad(word, width).c_str(), swe_match_name(t.match), row.c_str(), entry.c_str());
+  }
+  std::printf("%zu words: %zu known, %zu skipped\n", tokens.size(), known, tokens.size() - known);
+  return 0;
+}
+
+}  // namespace swe::cli

@@ -1,0 +1,20 @@
+// The subcommands. Each takes the words after its name, prints its --help when asked, returns the exit
+// code and throws CliError / UsageError for failures (main prints them).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace swe::cli {
+
+using Args = std::vector<std::string>;
+
+int RunInfo(const Args& args);        // cmd_inspect.cpp
+int RunTokenize(const Args& args);    // cmd_inspect.cpp
+int RunEncode(const Args& args);      // cmd_encode.cpp
+int RunSimilarity(const Args& args);  // cmd_encode.cpp
+int RunSearch(const Args& args);      // cmd_search.cpp
+int RunIndex(const Args& args);       // cmd_search.cpp: index build | index query
+int RunConvert(const Args& args);     // cmd_convert.cpp
+
+}  // namespace swe::cli

@@ -1,0 +1,79 @@
+// What the subcommands share: errors that end the program, RAII handles over the C API, reading lines
+// and encoding them in batches with progress.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "swe.h"
+
+namespace swe::cli {
+
+// Ends the program with `exit_code` and the one-line message "swe: error: <what>".
+class CliError : public std::runtime_error {
+ public:
+  CliError(int exit_code, const std::string& message) : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+// A usage error (exit code 2); `command` (e.g. "swe encode") adds a pointer to its --help.
+class UsageError : public CliError {
+ public:
+  explicit UsageError(const std::string& message, const std::string& command = std::string())
+      : CliError(2, command.empty() ? message : message + " (see '" + command + " --help')") {}
+};
+
+// Throws CliError(1, swe_last_error()) unless `status` is SWE_OK.
+void Check(swe_status status);
+
+struct ModelDeleter {
+  void operator()(swe_model* m) const { swe_model_free(m); }
+};
+struct IndexDeleter {
+  void operator()(swe_index* i) const { swe_index_free(i); }
+};
+using ModelPtr = std::unique_ptr<swe_model, ModelDeleter>;
+using IndexPtr = std::unique_ptr<swe_index, IndexDeleter>;
+
+ModelPtr LoadModel(const std::string& path);
+IndexPtr LoadIndex(const std::string& path);
+
+// The lines of a file ("-" = stdin), without their line ends ("\n" or "\r\n").
+std::vector<std::string> ReadLines(const std::string& path);
+// True when `line` holds only ASCII whitespace.
+bool IsBlank(const std::string& line);
+
+// Encodes `texts` in batches into n * dims floats, with a progress bar labelled `label`.
+std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,
+                             const std::string& label);
+// Encodes one text.
+std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims);
+// The dims a --dims value gives for `model` (0 or absent = all); usage error when too large.
+uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command);
+
+// An output file ("-" = stdout) that reports write errors by name when closed.
+class Output {
+ public:
+  explicit Output(const std::string& path);
+  ~Output();
+  std::FILE* file() const { return file_; }
+  bool is_stdout() const { return path_ == "-"; }
+  void Write(const void* data, size_t size);
+  void Close();  // throws CliError on a write error
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+// Shortest text that reads back as the same float ("0.25", "-1e-07").
+std::string FormatFloat(float value);
+
+}  // namespace swe::cli

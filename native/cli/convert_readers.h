@@ -1,0 +1,35 @@
+// Readers of other word-vector formats for `swe convert`. Both stream the input (with a progress bar)
+// and keep only the vectors of the words they return.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace swe::cli {
+
+struct WordVectors {
+  uint32_t dims = 0;
+  std::vector<std::string> words;  // unique, in the source's order
+  std::vector<float> vectors;      // words.size() * dims, finite
+  uint64_t entries = 0;            // word entries the source listed
+};
+
+// True for words to keep (the others are skipped silently).
+using WordFilter = std::function<bool(const std::string&)>;
+
+// The wink-embeddings JSON layout: {"dimensions": D, "l2NormIndex": D, "wordIndex": D + 1,
+// "words": [... frequency order ...], "vectors": {"word": [D floats, l2 norm, index], ...}, ...}.
+// Takes words in the order of "words" (or of "vectors" when there is no "words"), keeps the first `top`
+// that pass `keep` (0 = all), dropping repeats. Parsed with a SAX handler: no DOM of the file is built.
+// Throws CliError naming the word on rows of the wrong length, non-finite values or listed words
+// without a vector.
+WordVectors ReadGloveJson(const std::string& path, const WordFilter& keep, size_t top);
+
+// word2vec's text format (an optional "ROWS DIMS" header line, then "word v1 ... vD" lines) and GloVe's
+// headerless text. Keeps the first `top` words (0 = all) that pass `keep`, dropping repeats, and stops
+// reading there. Throws CliError naming the line on rows of the wrong length or bad values.
+WordVectors ReadWord2VecText(const std::string& path, const WordFilter& keep, size_t top);
+
+}  // namespace swe::cli

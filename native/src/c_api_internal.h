@@ -1,0 +1,58 @@
+// Shared by the C API's translation units: the handle types, the thread-local last error and the
+// boundary guard that turns every C++ failure (status, exception, bad_alloc) into an swe_status.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "swe.h"
+#include "swe/index.h"
+#include "swe/model.h"
+#include "swe/model_file.h"
+#include "swe/status.h"
+
+struct swe_model {
+  std::unique_ptr<swe::Model> model;
+  std::string info_json;
+};
+
+struct swe_index {
+  std::unique_ptr<swe::Index> index;
+};
+
+namespace swe::capi {
+
+// Records `message` as the calling thread's last error and returns `status`.
+swe_status Fail(swe_status status, std::string message);
+// Converts a core status (ok → SWE_OK), recording its message on failure; `context` prefixes it.
+swe_status FromStatus(const Status& status, const std::string& context = std::string());
+
+// Runs `body` (returning swe_status); no exception escapes.
+template <typename Body>
+swe_status Guard(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(SWE_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return Fail(SWE_ERR_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return Fail(SWE_ERR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+ReadLimits ToReadLimits(const swe_load_params* params);
+// Reads a whole file; SWE_ERR_IO naming the path on failure.
+swe_status ReadFile(const char* path, std::vector<uint8_t>* out);
+
+}  // namespace swe::capi
+
+#define SWE_CHECK_ARG(cond, message) \
+  do {                               \
+    if (!(cond)) return ::swe::capi::Fail(SWE_ERR_INVALID_ARGUMENT, (message)); \
+  } while (0)

@@ -1,0 +1,52 @@
+/* swe.h compiled as C (C99, pedantic): the header is valid C and the index works without a model.
+ * Exits 0 on success; prints the failed check otherwise. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "swe.h"
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #cond, swe_last_error()); \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+int main(void) {
+    CHECK(strlen(swe_version()) >= 5);
+    CHECK(strcmp(swe_status_name(SWE_ERR_CORRUPT), "corrupt") == 0);
+    CHECK(sizeof(swe_token) == 16);
+
+    swe_model * model = NULL;
+    CHECK(swe_model_load_from_file("/nonexistent/model.swe", NULL, &model) == SWE_ERR_IO);
+    CHECK(model == NULL && strstr(swe_last_error(), "/nonexistent/model.swe") != NULL);
+
+    swe_index * index = NULL;
+    CHECK(swe_index_create(4, SWE_DTYPE_F32, &index) == SWE_OK);
+    const uint64_t ids[3] = { 7, 8, 9 };
+    const float vectors[12] = { 1, 0, 0, 0,   0, 1, 0, 0,   1, 1, 0, 0 };
+    CHECK(swe_index_add(index, ids, vectors, 3) == SWE_OK);
+    CHECK(swe_index_get_size(index) == 3);
+
+    const float query[4] = { 0, 2, 0, 0 };
+    uint64_t hit_ids[3];
+    float hit_scores[3];
+    size_t n_hits = 0;
+    CHECK(swe_index_search(index, query, 4, 3, hit_ids, hit_scores, &n_hits) == SWE_OK);
+    CHECK(n_hits == 3 && hit_ids[0] == 8 && fabsf(hit_scores[0] - 1.0f) < 1e-6f);
+    CHECK(hit_ids[1] == 9 && fabsf(hit_scores[1] - 0.70710678f) < 1e-5f);
+
+    uint8_t * bytes = NULL;
+    size_t size = 0;
+    CHECK(swe_index_save_to_bytes(index, &bytes, &size) == SWE_OK);
+    swe_index * loaded = NULL;
+    CHECK(swe_index_load_from_bytes(bytes, size, NULL, &loaded) == SWE_OK);
+    CHECK(swe_index_get_size(loaded) == 3 && swe_index_contains(loaded, 9) == 1);
+    swe_free_bytes(bytes);
+    swe_index_free(loaded);
+    swe_index_free(index);
+    puts("ok");
+    return 0;
+}

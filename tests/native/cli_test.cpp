@@ -1,0 +1,430 @@
+// The swe program end to end: runs the built binary on models this test writes into a temp directory.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/test_models.h"
+#include "swe/encoder.h"
+#include "swe/model_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+const std::vector<std::string> kWords = {"the", "cat", "sat", "on", "mat", "stock", "market", "price", "fell",
+                                         "rain", "weather", "tomorrow", "dog", "park", "ran", "a"};
+constexpr uint32_t kDims = 16;
+const std::string kDocs =
+    "the cat sat on the mat\n"
+    "stock market price fell\n"
+    "\n"
+    "rain weather tomorrow\n"
+    "a dog ran in the park\n";
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("swe_cli_test_" + std::to_string(getpid())));
+    fs::create_directories(*dir_);
+    swe::ModelContents contents = swe::testing::RandomContents(kWords, kDims, 3);
+    contents.provenance.name = "cli-model";
+    contents.provenance.description = "for the CLI test";
+    std::vector<uint8_t> bytes = swe::testing::ModelBytes(contents);
+    std::ofstream(*dir_ / "model.swe", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    swe::ModelContents other = swe::testing::RandomContents(kWords, kDims, 4);
+    bytes = swe::testing::ModelBytes(other);
+    std::ofstream(*dir_ / "other.swe", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    WriteFile(*dir_ / "docs.txt", kDocs);
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(*dir_, ec);
+    delete dir_;
+  }
+
+  static std::string P(const std::string& name) { return (*dir_ / name).string(); }
+
+  // Runs swe with `args`, feeding `input` on stdin.
+  static Result Run(const std::vector<std::string>& args, const std::string& input = "") {
+    const fs::path in = *dir_ / "stdin", out = *dir_ / "stdout", err = *dir_ / "stderr";
+    WriteFile(in, input);
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fds[3] = {open(in.c_str(), O_RDONLY), open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
+                    open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644)};
+      for (int i = 0; i < 3; ++i) dup2(fds[i], i);
+      std::vector<char*> argv = {const_cast<char*>(SWE_CLI_PATH)};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(SWE_CLI_PATH, argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = ReadFile(out);
+    r.err = ReadFile(err);
+    return r;
+  }
+
+  static std::unique_ptr<swe::Model> ReadModelFile(const std::string& path) {
+    std::string bytes = ReadFile(path);
+    std::unique_ptr<swe::Model> model;
+    swe::Status s = swe::ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return model;
+  }
+
+  static std::vector<float> CoreEncode(const std::string& text, uint32_t dims = 0) {
+    std::unique_ptr<swe::Model> model = ReadModelFile(P("model.swe"));
+    swe::EncodeOptions options;
+    options.dims = dims;
+    swe::Encoder encoder(*model, options);
+    std::vector<float> v(encoder.dims());
+    encoder.Encode(text, v.data());
+    return v;
+  }
+
+  static fs::path* dir_;
+};
+
+fs::path* CliTest::dir_ = nullptr;
+
+// One line "swe: error: ..." on stderr.
+void ExpectOneLineError(const Result& r, int code, const std::string& needle) {
+  EXPECT_EQ(r.code, code) << r.err;
+  EXPECT_EQ(r.err.rfind("swe: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "'" << needle << "' not in: " << r.err;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(CliTest, HelpAndVersion) {
+  Result r = Run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("usage: swe"), std::string::npos);
+  EXPECT_EQ(r.err, "");
+  for (const char* command : {"info", "encode", "similarity", "search", "index", "tokenize", "convert"}) {
+    r = Run({command, "--help"});
+    EXPECT_EQ(r.code, 0) << command;
+    EXPECT_NE(r.out.find(std::string("usage: swe ") + command), std::string::npos) << command << ": " << r.out;
+  }
+  r = Run({"index", "build", "--help"});
+  EXPECT_EQ(r.code, 0);
+  r = Run({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, std::string("swe ") + SWE_EXPECTED_VERSION + "\n");
+}
+
+TEST_F(CliTest, Info) {
+  Result r = Run({"info", P("model.swe")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cli-model"), std::string::npos);
+  EXPECT_NE(r.out.find("16 words"), std::string::npos) << r.out;
+  r = Run({"info", P("model.swe"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["name"], "cli-model");
+  EXPECT_EQ(j["dims"], kDims);
+  EXPECT_EQ(j["vocab_size"], kWords.size());
+  EXPECT_EQ(j["placeholder"], false);
+}
+
+TEST_F(CliTest, EncodeNpy) {
+  Result r = Run({"encode", P("model.swe"), P("docs.txt"), "-o", P("out.npy")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::string npy = ReadFile(P("out.npy"));
+  ASSERT_GT(npy.size(), 10u);
+  EXPECT_EQ(npy.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  size_t header_len = static_cast<uint8_t>(npy[8]) | (static_cast<uint8_t>(npy[9]) << 8);
+  EXPECT_EQ((10 + header_len) % 64, 0u);
+  std::string header = npy.substr(10, header_len);
+  EXPECT_NE(header.find("'descr': '<f4'"), std::string::npos) << header;
+  EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << header;
+  EXPECT_NE(header.find("'shape': (5, 16)"), std::string::npos) << header;
+  EXPECT_EQ(header.back(), '\n');
+  std::vector<std::string> lines = Lines(kDocs);
+  ASSERT_EQ(npy.size(), 10 + header_len + lines.size() * kDims * 4);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<float> expected = CoreEncode(lines[i]);
+    EXPECT_EQ(std::memcmp(npy.data() + 10 + header_len + i * kDims * 4, expected.data(), kDims * 4), 0) << i;
+  }
+}
+
+TEST_F(CliTest, EncodeJsonLines) {
+  Result r = Run({"encode", P("model.swe")}, kDocs);  // stdin to stdout
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> out = Lines(r.out), lines = Lines(kDocs);
+  ASSERT_EQ(out.size(), lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<float> got = nlohmann::json::parse(out[i]).get<std::vector<float>>();
+    EXPECT_EQ(got, CoreEncode(lines[i])) << i;  // shortest round-trip text: exact
+  }
+  r = Run({"encode", P("model.swe"), P("docs.txt"), "--dims", "4", "-o", P("out.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  out = Lines(ReadFile(P("out.jsonl")));
+  ASSERT_EQ(out.size(), lines.size());
+  EXPECT_EQ(nlohmann::json::parse(out[0]).get<std::vector<float>>(), CoreEncode(lines[0], 4));
+  r = Run({"encode", P("model.swe"), "-", "--format", "jsonl"}, "cat\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out).size(), 1u);
+
+  ExpectOneLineError(Run({"encode", P("model.swe"), P("docs.txt"), "-o", P("out.bin")}), 2, "--format");
+  ExpectOneLineError(Run({"encode", P("model.swe"), P("docs.txt"), "--format", "csv"}), 2, "npy or jsonl");
+  ExpectOneLineError(Run({"encode", P("model.swe"), P("docs.txt"), "--dims", "17"}), 2, "exceeds");
+  ExpectOneLineError(Run({"encode", P("model.swe"), P("docs.txt"), "--dims", "x"}), 2, "--dims");
+  ExpectOneLineError(Run({"encode", P("model.swe"), P("nope.txt")}), 1, "nope.txt");
+}
+
+TEST_F(CliTest, Similarity) {
+  Result r = Run({"similarity", P("model.swe"), "the cat sat", "a dog ran"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<float> a = CoreEncode("the cat sat"), b = CoreEncode("a dog ran");
+  EXPECT_NEAR(std::stod(r.out), swe::Cosine(a.data(), b.data(), kDims), 1e-6);
+  r = Run({"similarity", P("model.swe"), "cat sat", "sat cat"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NEAR(std::stod(r.out), 1.0, 1e-5);
+  ExpectOneLineError(Run({"similarity", P("model.swe"), "one"}), 2, "TEXT TEXT");
+}
+
+TEST_F(CliTest, SearchRanksTheRightDocFirst) {
+  Result r = Run({"search", P("model.swe"), "--docs", P("docs.txt"), "-k", "2", "market fell price stock",
+                  "the weather tomorrow: rain"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> out = Lines(r.out);
+  ASSERT_EQ(out.size(), 7u) << r.out;
+  EXPECT_EQ(out[0], "> market fell price stock");
+  EXPECT_EQ(out[1].substr(0, 2), "1\t");
+  EXPECT_NE(out[1].find("\tstock market price fell"), std::string::npos) << out[1];
+  EXPECT_NE(out[1].find("1.0000"), std::string::npos) << out[1];
+  EXPECT_EQ(out[2].substr(0, 2), "2\t");
+  EXPECT_EQ(out[3], "");
+  EXPECT_EQ(out[4], "> the weather tomorrow: rain");
+  EXPECT_NE(out[5].find("\train weather tomorrow"), std::string::npos) << out[5];
+
+  // Queries from stdin; -k larger than the documents.
+  r = Run({"search", P("model.swe"), "--docs", P("docs.txt"), "-k", "10"}, "dog park\n\ncat mat\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  out = Lines(r.out);
+  ASSERT_EQ(out.size(), 11u) << r.out;  // 2 x (query + 4 hits) + blank
+  EXPECT_NE(out[1].find("a dog ran in the park"), std::string::npos);
+  EXPECT_NE(out[7].find("the cat sat on the mat"), std::string::npos);
+
+  ExpectOneLineError(Run({"search", P("model.swe"), "q"}), 2, "--docs");
+  ExpectOneLineError(Run({"search", P("model.swe"), "--docs", P("docs.txt"), "-k", "0", "q"}), 2, "-k");
+}
+
+TEST_F(CliTest, IndexBuildAndQuery) {
+  for (const char* dtype : {"f32", "int8"}) {
+    Result r = Run({"index", "build", P("model.swe"), "--docs", P("docs.txt"), "-o", P("docs.idx"), "--dtype", dtype});
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = Run({"index", "query", P("model.swe"), P("docs.idx"), "--docs", P("docs.txt"), "-k", "1", "stock market"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<std::string> out = Lines(r.out);
+    ASSERT_EQ(out.size(), 2u) << r.out;
+    EXPECT_NE(out[1].find("stock market price fell"), std::string::npos) << out[1];
+    // search --index gives the same hits.
+    Result s = Run({"search", P("model.swe"), "--docs", P("docs.txt"), "--index", P("docs.idx"), "-k", "1",
+                    "stock market"});
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_EQ(s.out, r.out);
+  }
+  // The index must match the docs and the model.
+  WriteFile(*dir_ / "fewer.txt", "the cat sat on the mat\n");
+  ExpectOneLineError(Run({"index", "query", P("model.swe"), P("docs.idx"), "--docs", P("fewer.txt"), "cat"}), 1,
+                     "rebuild");
+  ExpectOneLineError(Run({"search", P("model.swe"), "--docs", P("fewer.txt"), "--index", P("docs.idx"), "cat"}), 1,
+                     "rebuild");
+  ExpectOneLineError(Run({"index", "query", P("other.swe"), P("docs.idx"), "--docs", P("docs.txt"), "cat"}), 1,
+                     "cli-model");
+  ExpectOneLineError(Run({"index", "build", P("model.swe"), "--docs", P("docs.txt")}), 2, "-o");
+  ExpectOneLineError(Run({"index", "build", P("model.swe"), "--docs", P("docs.txt"), "-o", P("x.idx"), "--dtype",
+                          "f16"}),
+                     2, "--dtype");
+  ExpectOneLineError(Run({"index", "frob"}), 2, "frob");
+  ExpectOneLineError(Run({"index", "query", P("model.swe"), P("model.swe"), "--docs", P("docs.txt"), "cat"}), 1,
+                     "model.swe");
+}
+
+TEST_F(CliTest, Tokenize) {
+  Result r = Run({"tokenize", P("model.swe"), "The CAT", "zzz!"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> out = Lines(r.out);
+  ASSERT_EQ(out.size(), 5u) << r.out;
+  EXPECT_NE(out[1].find("folded"), std::string::npos) << out[1];
+  EXPECT_NE(out[1].find("the"), std::string::npos) << out[1];
+  EXPECT_NE(out[3].find("unknown"), std::string::npos) << out[3];
+  EXPECT_EQ(out[4], "3 words: 2 known, 1 skipped");
+}
+
+TEST_F(CliTest, ConvertWord2Vec) {
+  WriteFile(*dir_ / "vectors.txt",
+            "6 3\n"
+            "the 0.1 0.2 0.3 \n"
+            ", 1 1 1\n"
+            "cat -1.5 2 0.25\n"
+            "the 9 9 9\n"
+            "new-york 1 2 3\n"
+            "dog 3 2 1\n");
+  Result r = Run({"convert", "--from", "word2vec", P("vectors.txt"), "-o", P("w2v.swe"), "--top", "2", "--name", "tiny",
+                  "--description", "tiny vectors", "--placeholder"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::unique_ptr<swe::Model> model = ReadModelFile(P("w2v.swe"));
+  ASSERT_TRUE(model);
+  ASSERT_EQ(model->vocab_size(), 2u);
+  EXPECT_EQ(model->dims(), 3u);
+  EXPECT_EQ(model->word(0), "the");
+  EXPECT_EQ(model->word(1), "cat");
+  std::vector<float> row(3);
+  model->CopyRow(1, row.data());
+  EXPECT_EQ(row, (std::vector<float>{-1.5f, 2.0f, 0.25f}));
+  EXPECT_EQ(model->provenance().name, "tiny");
+  EXPECT_EQ(model->provenance().description, "tiny vectors");
+  EXPECT_TRUE(model->provenance().placeholder);
+  EXPECT_EQ(model->provenance().created_by, std::string("swe convert ") + SWE_EXPECTED_VERSION);
+  EXPECT_TRUE(model->normalize());
+
+  // GloVe's headerless text, all words, f16, no normalisation; the name defaults to the file's stem.
+  WriteFile(*dir_ / "glove.txt", "the 0.5 0.25\ncat 1 2\n. 3 3\ndog -1 -2\n");
+  r = Run({"convert", "--from", "word2vec", P("glove.txt"), "-o", P("glove-small.swe"), "--dtype", "f16",
+           "--no-normalize"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  model = ReadModelFile(P("glove-small.swe"));
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->vocab_size(), 3u);
+  EXPECT_EQ(model->dtype(), swe::DType::kF16);
+  EXPECT_FALSE(model->normalize());
+  EXPECT_EQ(model->provenance().name, "glove-small");
+  EXPECT_FALSE(model->provenance().placeholder);
+  EXPECT_EQ(model->word(2), "dog");
+
+  // Bad rows are named by line.
+  WriteFile(*dir_ / "short.txt", "the 1 2 3\ncat 1 2\n");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("short.txt"), "-o", P("bad.swe")}), 1, "short.txt:2:");
+  WriteFile(*dir_ / "nan.txt", "the 1 2 3\ncat 1 nan 3\n");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("nan.txt"), "-o", P("bad.swe")}), 1, "nan.txt:2:");
+  WriteFile(*dir_ / "huge.txt", "the 1 2 3\ncat 1 1e99 3\n");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("huge.txt"), "-o", P("bad.swe")}), 1, "'cat'");
+  WriteFile(*dir_ / "punct.txt", ", 1 2\n. 3 4\n");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("punct.txt"), "-o", P("bad.swe")}), 1, "no usable words");
+  EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
+}
+
+std::string WinkJson(bool words_first) {
+  std::string words = "\"words\":[\"the\",\",\",\"cat\",\"the\",\"dog\",\"mat\"]";
+  std::string vectors =
+      "\"vectors\":{\"the\":[0.5,-0.25,1,1.2,0],\",\":[1,1,1,1.7,1],\"cat\":[1e-3,2,-3,3.6,2],"
+      "\"dog\":[4,5,6,8.7,3],\"mat\":[7,8,9,13.9,4],\"unlisted\":[1,2,3,3.7,5]}";
+  std::string head = "{\"precision\":8,\"l2NormIndex\":3,\"wordIndex\":4,\"size\":5,\"dimensions\":3,";
+  return head + (words_first ? words + "," + vectors : vectors + "," + words) + ",\"unkVector\":[0,0,0,0,-1]}";
+}
+
+TEST_F(CliTest, ConvertGloveJson) {
+  for (bool words_first : {true, false}) {
+    WriteFile(*dir_ / "wink.json", WinkJson(words_first));
+    Result r = Run({"convert", "--from", "glove-json", P("wink.json"), "-o", P("wink.swe"), "--top", "3", "--dtype",
+                    "int8"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::unique_ptr<swe::Model> model = ReadModelFile(P("wink.swe"));
+    ASSERT_TRUE(model);
+    ASSERT_EQ(model->vocab_size(), 3u);
+    EXPECT_EQ(model->dims(), 3u);
+    EXPECT_EQ(model->dtype(), swe::DType::kInt8);
+    EXPECT_EQ(model->word(0), "the");
+    EXPECT_EQ(model->word(1), "cat");
+    EXPECT_EQ(model->word(2), "dog");
+    std::vector<float> row(3);
+    model->CopyRow(2, row.data());
+    EXPECT_NEAR(row[0], 4, 0.05);
+    EXPECT_NEAR(row[2], 6, 0.05);
+  }
+  // Without --top: every listed single word, in "words" order.
+  WriteFile(*dir_ / "wink.json", WinkJson(true));
+  ASSERT_EQ(Run({"convert", "--from", "glove-json", P("wink.json"), "-o", P("wink.swe")}).code, 0);
+  EXPECT_EQ(ReadModelFile(P("wink.swe"))->vocab_size(), 4u);
+
+  WriteFile(*dir_ / "short.json",
+            "{\"dimensions\":3,\"l2NormIndex\":3,\"wordIndex\":4,\"words\":[\"a\",\"b\"],"
+            "\"vectors\":{\"a\":[1,2,3,4,0],\"b\":[1,2,3,1]}}");
+  ExpectOneLineError(Run({"convert", "--from", "glove-json", P("short.json"), "-o", P("bad.swe")}), 1, "'b'");
+  WriteFile(*dir_ / "missing.json", "{\"dimensions\":2,\"words\":[\"a\",\"b\"],\"vectors\":{\"a\":[1,2]}}");
+  ExpectOneLineError(Run({"convert", "--from", "glove-json", P("missing.json"), "-o", P("bad.swe")}), 1, "'b'");
+  WriteFile(*dir_ / "huge.json", "{\"dimensions\":2,\"words\":[\"a\"],\"vectors\":{\"a\":[1,1e300]}}");
+  ExpectOneLineError(Run({"convert", "--from", "glove-json", P("huge.json"), "-o", P("bad.swe")}), 1, "non-finite");
+  WriteFile(*dir_ / "broken.json", "{\"dimensions\":2,\"words\":[\"a\"],\"vectors\":{\"a\":[1,");
+  ExpectOneLineError(Run({"convert", "--from", "glove-json", P("broken.json"), "-o", P("bad.swe")}), 1, "broken.json");
+  WriteFile(*dir_ / "array.json", "[1,2]");
+  ExpectOneLineError(Run({"convert", "--from", "glove-json", P("array.json"), "-o", P("bad.swe")}), 1, "array");
+  EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
+}
+
+TEST_F(CliTest, ConvertUsageErrors) {
+  ExpectOneLineError(Run({"convert", P("glove.txt"), "-o", P("x.swe")}), 2, "--from");
+  ExpectOneLineError(Run({"convert", "--from", "fasttext", P("glove.txt"), "-o", P("x.swe")}), 2, "fasttext");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("glove.txt")}), 2, "-o");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("glove.txt"), "-o", P("x.swe"), "--top", "-3"}), 2,
+                     "--top");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("glove.txt"), "-o", P("x.swe"), "--dtype", "q4"}), 2,
+                     "--dtype");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("absent.txt"), "-o", P("x.swe")}), 1, "absent.txt");
+}
+
+TEST_F(CliTest, BadInputs) {
+  ExpectOneLineError(Run({}), 2, "no command");
+  ExpectOneLineError(Run({"frobnicate"}), 2, "unknown command 'frobnicate'");
+  ExpectOneLineError(Run({"--frob"}), 2, "unknown option");
+  ExpectOneLineError(Run({"info", P("model.swe"), "--frob"}), 2, "unknown option '--frob'");
+  ExpectOneLineError(Run({"info", P("model.swe"), "--json=yes"}), 2, "takes no value");
+  ExpectOneLineError(Run({"info"}), 2, "MODEL");
+  ExpectOneLineError(Run({"search", P("model.swe"), "--docs"}), 2, "needs a value");
+  ExpectOneLineError(Run({"info", P("absent.swe")}), 1, "absent.swe");
+  WriteFile(*dir_ / "corrupt.swe", std::string(200, 'x'));
+  Result r = Run({"info", P("corrupt.swe")});
+  ExpectOneLineError(r, 1, "corrupt.swe: ");
+  // The core's message, as libswe gives it.
+  std::unique_ptr<swe::Model> model;
+  std::string bytes(200, 'x');
+  swe::Status s = swe::ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model);
+  EXPECT_NE(r.err.find(s.message()), std::string::npos) << r.err << " vs " << s.message();
+  std::string model_bytes = ReadFile(P("model.swe"));
+  WriteFile(*dir_ / "truncated.swe", model_bytes.substr(0, model_bytes.size() - 5));
+  ExpectOneLineError(Run({"encode", P("truncated.swe"), P("docs.txt")}), 1, "truncated.swe: ");
+}
+
+}  // namespace
