@@ -37,6 +37,28 @@ bool AllFinite(const float* x, size_t n) {
 }
 
 // Symmetric int8 quantisation of one (normalised) vector: scale = max|x| / 127, q = round(x / scale).
+// Stored rows are unit vectors (or zero rows, from zero inputs): a loaded file must say the same, so
+// that scores stay cosines in [-1, 1] and finite. The bounds leave room for int8 rounding.
+bool UnitOrZero(double squared_norm) { return squared_norm == 0 || (squared_norm > 0.9 && squared_norm < 1.1); }
+
+bool RowsAreUnit(const float* rows, size_t count, uint32_t dims) {
+  for (size_t r = 0; r < count; ++r) {
+    double s = 0;
+    for (uint32_t j = 0; j < dims; ++j) { const double v = rows[r * dims + j]; s += v * v; }
+    if (!UnitOrZero(s)) return false;
+  }
+  return true;
+}
+
+bool RowsAreUnit(const int8_t* rows, const float* scales, size_t count, uint32_t dims) {
+  for (size_t r = 0; r < count; ++r) {
+    double s = 0;
+    for (uint32_t j = 0; j < dims; ++j) { const double v = rows[r * dims + j]; s += v * v; }
+    if (!(scales[r] <= 1.0f / 127 * 1.0001f) || !UnitOrZero(s * scales[r] * scales[r])) return false;
+  }
+  return true;
+}
+
 float Quantize(const float* x, uint32_t n, int8_t* q) {
   float largest = 0.0f;
   for (uint32_t i = 0; i < n; ++i) largest = std::max(largest, std::fabs(x[i]));
@@ -314,6 +336,7 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
       if (count > 0) std::memcpy(index->f32_.data(), values.begin(), values.size());
       if (!AllFinite(index->f32_.data(), index->f32_.size()))
         return Corrupt("index: non-finite vector value");
+      if (!RowsAreUnit(index->f32_.data(), count, dims)) return Corrupt("index: a stored vector is not unit length");
     } else {
       index->i8_.resize(count * dims);
       index->scales_.resize(count);
@@ -323,6 +346,9 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
       }
       for (float s : index->scales_) {
         if (!(s >= 0.0f && std::isfinite(s))) return Corrupt("index: negative or non-finite scale");
+      }
+      if (!RowsAreUnit(index->i8_.data(), index->scales_.data(), count, dims)) {
+        return Corrupt("index: a stored vector is not unit length");
       }
     }
     const capnp::Text::Reader name = root.getModelName();

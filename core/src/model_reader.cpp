@@ -41,7 +41,9 @@ Status ReadStrings(schema::StringList::Reader list, const char* what, uint32_t m
   const uint32_t* off = reinterpret_cast<const uint32_t*>(offsets.begin());
   if (off[0] != 0 || off[count] != bytes.size()) return Corrupt(w + ": offsets do not span the string bytes");
   for (uint32_t i = 0; i < count; ++i) {
-    if (off[i + 1] <= off[i]) return Corrupt(w + ": empty or out-of-order entry " + std::to_string(i));
+    if (off[i + 1] <= off[i] || off[i + 1] > bytes.size()) {
+      return Corrupt(w + ": empty or out-of-range entry " + std::to_string(i));
+    }
     std::string_view s(reinterpret_cast<const char*>(bytes.begin()) + off[i], off[i + 1] - off[i]);
     if (!unicode::IsValidUtf8(s)) return Corrupt(w + ": entry " + std::to_string(i) + " is not valid UTF-8");
   }

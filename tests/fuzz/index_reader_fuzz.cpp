@@ -4,13 +4,15 @@
 #include <memory>
 #include <vector>
 
+#include "fuzz_input.h"
 #include "swe/index.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<swe::Index> index;
   swe::ReadLimits limits;
   limits.max_payload_bytes = 64 << 20;
-  if (!swe::Index::Load(data, size, &index, limits).ok()) return 0;
+  const std::vector<uint8_t> file = swe::fuzz::FileBytes(data, size, swe::container::Kind::kIndex);
+  if (!swe::Index::Load(file.data(), file.size(), &index, limits).ok()) return 0;
   std::vector<float> query(index->dims(), 1.0f);
   std::vector<swe::SearchHit> hits;
   if (!index->Search(query.data(), 10, &hits).ok()) std::abort();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_input.h"
 #include "fuzz_models.h"
 #include "swe/index.h"
 #include "swe/model_file.h"
@@ -34,7 +35,9 @@ int main(int argc, char** argv) {
         options.dtype = dtype;
         options.zstd_level = level;
         swe::Status s = swe::WriteModel(swe::fuzz::SeedContents(kind), options, &bytes);
-        if (!s.ok() || !WriteFile(dir + "/model/seed" + std::to_string(n++) + ".swe", bytes)) {
+        const std::string name = dir + "/model/seed" + std::to_string(n++);
+        if (!s.ok() || !WriteFile(name + ".swe", bytes) ||
+            !WriteFile(name + ".msg", swe::fuzz::BareMessageSeed(bytes, swe::container::Kind::kModel))) {
           std::fprintf(stderr, "make_fuzz_seeds: %s\n", s.ok() ? "cannot write" : s.ToString().c_str());
           return 1;
         }
@@ -49,7 +52,11 @@ int main(int argc, char** argv) {
       if (!index->Add(id * 3, v).ok()) return 1;
     }
     std::vector<uint8_t> bytes;
-    if (!index->Save(&bytes, 0).ok() || !WriteFile(dir + "/index/seed" + std::to_string(n++) + ".swi", bytes)) return 1;
+    const std::string name = dir + "/index/seed" + std::to_string(n++);
+    if (!index->Save(&bytes, 0).ok() || !WriteFile(name + ".swi", bytes) ||
+        !WriteFile(name + ".msg", swe::fuzz::BareMessageSeed(bytes, swe::container::Kind::kIndex))) {
+      return 1;
+    }
   }
   return 0;
 }

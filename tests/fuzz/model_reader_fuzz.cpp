@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "fuzz_input.h"
 #include "swe/encoder.h"
 #include "swe/model_file.h"
 
@@ -12,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<swe::Model> model;
   swe::ReadLimits limits;
   limits.max_payload_bytes = 64 << 20;
-  if (!swe::ReadModel(data, size, &model, limits).ok()) return 0;
+  const std::vector<uint8_t> file = swe::fuzz::FileBytes(data, size, swe::container::Kind::kModel);
+  if (!swe::ReadModel(file.data(), file.size(), &model, limits).ok()) return 0;
   for (uint32_t i = 0; i < model->vocab_size(); ++i) {
     if (model->find(model->word(i)) != int64_t(i)) std::abort();
   }

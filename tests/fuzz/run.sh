@@ -16,6 +16,11 @@ for target in model_reader_fuzz:model index_reader_fuzz:index tokenizer_fuzz:tex
   name=${target%%:*}
   echo "fuzz: $name for ${seconds}s"
   log=build/fuzz/$name.log
+  # Inputs that once crashed (tests/fuzz/regressions/<corpus>-*) must keep passing.
+  for input in tests/fuzz/regressions/"${target##*:}"-*; do
+    [ -e "$input" ] || continue
+    "build/fuzz/tests/fuzz/$name" "$input" >"$log" 2>&1 || { tail -n 30 "$log"; echo "fuzz: regression $input FAILED"; exit 1; }
+  done
   if ! "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "$work/${target##*:}" >"$log" 2>&1; then
     tail -n 40 "$log"

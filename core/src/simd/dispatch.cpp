@@ -4,6 +4,10 @@
 
 #include "simd/kernels.h"
 
+#ifdef SWE_HAVE_AVX2_KERNELS
+#include <cpuid.h>
+#endif
+
 namespace swe::simd {
 
 namespace generic {
@@ -23,9 +27,13 @@ extern const Kernels kKernels;
 namespace {
 
 #ifdef SWE_HAVE_AVX2_KERNELS
+// AVX2 (which the compiler's builtin checks together with the OS's AVX state) and F16C (CPUID leaf 1,
+// ECX bit 29; clang 14's __builtin_cpu_supports does not know "f16c").
 bool CpuHasAvx2() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+  return __builtin_cpu_supports("avx2") && f16c;
 }
 #endif
 
