@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the native build and tests need (idempotent; apt runs only when
-# something is missing). Run as root, or with sudo available.
+# something is missing). Run as root, or with sudo available. libtorch-dev (CPU) is for swe-trainer;
+# --no-install-recommends matters for it (its recommends pull in ~200 packages).
 set -euo pipefail
 packages=(build-essential cmake git python3 ca-certificates
           capnproto libcapnp-dev libzstd-dev zstd googletest libgtest-dev
-          nlohmann-json3-dev unicode-data clang libclang-rt-14-dev)
+          nlohmann-json3-dev unicode-data clang libclang-rt-14-dev
+          libtorch-dev libopenblas0-pthread)
 missing=()
 # Node.js may come from elsewhere than Debian (the machines here have Node 20 with its own npm).
 command -v node >/dev/null || missing+=(nodejs)

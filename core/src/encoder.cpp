@@ -14,21 +14,6 @@ Encoder::Encoder(const Model& model, const EncodeOptions& options)
       tokenizer_(model),
       dims_(options.dims == 0 || options.dims > model.dims() ? model.dims() : options.dims) {}
 
-void Model::AccumulateRows(const uint32_t* ids, size_t count, float* acc, uint32_t n) const {
-  switch (dtype_) {
-    case DType::kF32:
-      kernels_->gather_f32(acc, reinterpret_cast<const float*>(table_), dims_, ids, count, weights_, n);
-      break;
-    case DType::kF16:
-      kernels_->gather_f16(acc, reinterpret_cast<const uint16_t*>(table_), dims_, ids, count, weights_, n);
-      break;
-    case DType::kInt8:
-      kernels_->gather_i8(acc, reinterpret_cast<const int8_t*>(table_), dims_, ids, count, weights_, scales_,
-                          n);
-      break;
-  }
-}
-
 // A word contributes when it is known and its weight is not zero (a zero-weight word adds +-0,
 // which leaves the sum's bits unchanged). With normalisation on, the division by the weight sum
 // is skipped: it does not change the direction, and the normalised sum is the normalised mean.

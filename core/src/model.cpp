@@ -94,6 +94,21 @@ void Model::AccumulateRow(uint32_t id, float w, float* acc, uint32_t n) const {
   }
 }
 
+void Model::AccumulateRows(const uint32_t* ids, size_t count, float* acc, uint32_t n) const {
+  switch (dtype_) {
+    case DType::kF32:
+      kernels_->gather_f32(acc, reinterpret_cast<const float*>(table_), dims_, ids, count, weights_, n);
+      break;
+    case DType::kF16:
+      kernels_->gather_f16(acc, reinterpret_cast<const uint16_t*>(table_), dims_, ids, count, weights_, n);
+      break;
+    case DType::kInt8:
+      kernels_->gather_i8(acc, reinterpret_cast<const int8_t*>(table_), dims_, ids, count, weights_, scales_,
+                          n);
+      break;
+  }
+}
+
 void Model::CopyRow(uint32_t id, float* out) const {
   std::memset(out, 0, sizeof(float) * dims_);
   AccumulateRow(id, 1.0f, out, dims_);

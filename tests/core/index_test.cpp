@@ -476,6 +476,12 @@ TEST(IndexLoad, RejectsBadSizes) {
          std::memcpy(r->data.data(), &inf, 4);
        },
        StatusCode::kCorrupt},
+      {"row not unit length (finite but huge: scores would overflow)",
+       [](RawIndex* r) {
+         const float huge = 1e30f;
+         std::memcpy(r->data.data(), &huge, 4);
+       },
+       StatusCode::kCorrupt},
   };
   for (const Case& c : cases) {
     RawIndex r = RawIndex::Valid(0, 3);
@@ -497,6 +503,12 @@ TEST(IndexLoad, RejectsBadSizes) {
        [](RawIndex* r) {
          const float neg = -1.0f;
          std::memcpy(r->scales.data(), &neg, 4);
+       },
+       StatusCode::kCorrupt},
+      {"scale too large for a unit vector",
+       [](RawIndex* r) {
+         const float big = 1e30f;
+         std::memcpy(r->scales.data(), &big, 4);
        },
        StatusCode::kCorrupt},
       {"duplicate ids",

@@ -99,7 +99,7 @@ class Model {
   // acc[0..n) += w * row(id)[0..n), n <= dims(). The encoder's inner loop.
   void AccumulateRow(uint32_t id, float w, float* acc, uint32_t n) const;
   // acc[0..n) += weight(id) * row(id)[0..n) for each of the `count` ids in order: the same bits as
-  // AccumulateRow(id, weight(id), ...) per id, in one kernel call per text. (Defined in encoder.cpp.)
+  // AccumulateRow(id, weight(id), ...) per id, in one kernel call per text.
   void AccumulateRows(const uint32_t* ids, size_t count, float* acc, uint32_t n) const;
   // out[0..dims) = row(id), dequantized.
   void CopyRow(uint32_t id, float* out) const;

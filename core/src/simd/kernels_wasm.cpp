@@ -4,7 +4,10 @@
 //  - axpy: element-wise, one multiply then one add per element (wasm has no fused multiply-add);
 //  - dot_f32 / scan_f32: the 8 lanes of kernels_impl.h as two 4-wide registers (lanes 0-3, 4-7),
 //    the tail of n % 8 elements added to lanes 0.. in scalar code, then impl::Combine's fixed tree;
-//  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact).
+//  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact);
+//  - gather (the encoder's loop over a text's words): a block of accumulator columns stays in
+//    registers while every row adds its slice, rows in order, so each element gets exactly the
+//    additions of one axpy per row (as kernels_avx2.cpp does with 8-wide registers).
 #include <wasm_simd128.h>
 
 #include <cstddef>
@@ -19,6 +22,9 @@
 #define SWE_KERNEL_DOT_I8 DotI8Wasm
 #define SWE_KERNEL_SCAN_F32 ScanF32Wasm
 #define SWE_KERNEL_SCAN_I8 ScanI8Wasm
+#define SWE_KERNEL_GATHER_F32 GatherF32Wasm
+#define SWE_KERNEL_GATHER_F16 GatherF16Wasm
+#define SWE_KERNEL_GATHER_I8 GatherI8Wasm
 
 namespace swe::simd::wasm128 {
 void AxpyF32Wasm(float* acc, const float* x, float a, size_t n);
@@ -28,6 +34,12 @@ float DotF32Wasm(const float* a, const float* b, size_t n);
 int32_t DotI8Wasm(const int8_t* a, const int8_t* b, size_t n);
 void ScanF32Wasm(const float* q, const float* rows, size_t n, size_t count, float* out);
 void ScanI8Wasm(const int8_t* q, const int8_t* rows, size_t n, size_t count, int32_t* out);
+void GatherF32Wasm(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
+                   const float* weights, size_t n);
+void GatherF16Wasm(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
+                   const float* weights, size_t n);
+void GatherI8Wasm(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
+                  const float* weights, const float* scales, size_t n);
 }  // namespace swe::simd::wasm128
 
 #include "simd/kernels_impl.h"
@@ -60,6 +72,17 @@ float Finish(v128_t lo, v128_t hi, const float* a, const float* b, size_t i, siz
   return impl::Combine(s);
 }
 
+// The low four int8 lanes of v as floats, exactly. Written as integer ops on the float's bits
+// (q + 128 is in [1, 255]: 2^23 + (q + 128) as a float, minus 2^23 + 128, is exactly q, +0 for 0)
+// because clang 14 folds sign extension + f32x4.convert_i32x4 into a scalarised conversion from
+// 16 bit (12 extract/convert/replace per 4 lanes); this stays 5 vector instructions.
+v128_t Int8ToFloat4(v128_t v) {
+  const v128_t biased = wasm_v128_xor(v, wasm_i8x16_splat(static_cast<int8_t>(0x80)));  // q + 128, unsigned
+  const v128_t widened = wasm_i8x16_shuffle(biased, wasm_i8x16_splat(0), 0, 16, 16, 16, 1, 16, 16, 16, 2, 16, 16,
+                                            16, 3, 16, 16, 16);
+  return wasm_f32x4_sub(wasm_v128_or(widened, wasm_i32x4_splat(0x4B000000)), wasm_f32x4_splat(8388736.0f));
+}
+
 // Sixteen int8 values starting at p as two i16x8 halves.
 v128_t WidenLow(v128_t v) { return wasm_i16x8_extend_low_i8x16(v); }
 v128_t WidenHigh(v128_t v) { return wasm_i16x8_extend_high_i8x16(v); }
@@ -73,6 +96,47 @@ int32_t Sum(v128_t v) {
 v128_t Dot16(v128_t a, v128_t b) {
   return wasm_i32x4_add(wasm_i32x4_dot_i16x8(WidenLow(a), WidenLow(b)),
                         wasm_i32x4_dot_i16x8(WidenHigh(a), WidenHigh(b)));
+}
+
+// Four table values as floats (exact conversions), reading exactly four elements.
+v128_t Load4(const float* p) { return wasm_v128_load(p); }
+v128_t Load4(const uint16_t* p) { return HalfToFloat4(wasm_u32x4_load16x4(p)); }
+v128_t Load4(const int8_t* p) { return Int8ToFloat4(wasm_v128_load32_zero(p)); }
+
+float ToFloat(float x) { return x; }
+float ToFloat(uint16_t x) { return impl::HalfToFloat(x); }
+float ToFloat(int8_t x) { return static_cast<float>(x); }
+
+// Columns [c, c + 4K): K accumulator registers while every row adds its slice.
+template <int K, typename T>
+void GatherBlock(float* acc, const T* table, size_t stride, const uint32_t* ids, size_t count,
+                 const float* weights, const float* scales, size_t c) {
+  v128_t s[K];
+  for (int k = 0; k < K; ++k) s[k] = Load(acc + c + 4 * k);
+  for (size_t j = 0; j < count; ++j) {
+    const v128_t a = wasm_f32x4_splat(impl::Coefficient(ids[j], weights, scales));
+    const T* row = table + ids[j] * stride + c;
+    for (int k = 0; k < K; ++k) s[k] = wasm_f32x4_add(s[k], wasm_f32x4_mul(a, Load4(row + 4 * k)));
+  }
+  for (int k = 0; k < K; ++k) Store(acc + c + 4 * k, s[k]);
+}
+
+// Blocks of 32, then 16, 8, 4 columns; the last n % 4 columns in scalar code, with the same
+// operations per element.
+template <typename T>
+void Gather(float* acc, const T* table, size_t stride, const uint32_t* ids, size_t count, const float* weights,
+            const float* scales, size_t n) {
+  size_t c = 0;
+  for (; c + 32 <= n; c += 32) GatherBlock<8>(acc, table, stride, ids, count, weights, scales, c);
+  if (c + 16 <= n) GatherBlock<4>(acc, table, stride, ids, count, weights, scales, c), c += 16;
+  if (c + 8 <= n) GatherBlock<2>(acc, table, stride, ids, count, weights, scales, c), c += 8;
+  if (c + 4 <= n) GatherBlock<1>(acc, table, stride, ids, count, weights, scales, c), c += 4;
+  if (c == n) return;
+  for (size_t j = 0; j < count; ++j) {
+    const float a = impl::Coefficient(ids[j], weights, scales);
+    const T* row = table + ids[j] * stride;
+    for (size_t i = c; i < n; ++i) acc[i] += a * ToFloat(row[i]);
+  }
 }
 
 }  // namespace
@@ -98,11 +162,7 @@ void AxpyF16Wasm(float* acc, const uint16_t* x, float a, size_t n) {
 void AxpyI8Wasm(float* acc, const int8_t* x, float a, size_t n) {
   const v128_t va = wasm_f32x4_splat(a);
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const v128_t w = wasm_i16x8_load8x8(x + i);
-    Accumulate4(acc + i, va, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(w)));
-    Accumulate4(acc + i + 4, va, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(w)));
-  }
+  for (; i + 4 <= n; i += 4) Accumulate4(acc + i, va, Load4(x + i));
   impl::AxpyI8(acc + i, x + i, a, n - i);
 }
 
@@ -157,6 +217,21 @@ void ScanI8Wasm(const int8_t* q, const int8_t* rows, size_t n, size_t count, int
     for (int k = 0; k < 4; ++k) out[r + k] = Sum(s[k]) + impl::DotI8(q + i, row[k] + i, n - i);
   }
   for (; r < count; ++r) out[r] = DotI8Wasm(q, rows + r * n, n);
+}
+
+void GatherF32Wasm(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
+                   const float* weights, size_t n) {
+  Gather(acc, table, stride, ids, count, weights, nullptr, n);
+}
+
+void GatherF16Wasm(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
+                   const float* weights, size_t n) {
+  Gather(acc, table, stride, ids, count, weights, nullptr, n);
+}
+
+void GatherI8Wasm(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
+                  const float* weights, const float* scales, size_t n) {
+  Gather(acc, table, stride, ids, count, weights, scales, n);
 }
 
 }  // namespace swe::simd::wasm128

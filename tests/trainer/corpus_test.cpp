@@ -1,0 +1,112 @@
+#include "corpus.h"
+
+#include <gtest/gtest.h>
+
+#include "progress.h"
+#include "test_util.h"
+
+namespace swe::trainer {
+namespace {
+using testing::TempDir;
+using testing::WriteFile;
+
+std::vector<std::string> ReadAll(const std::string& path, Status* status) {
+  std::unique_ptr<LineReader> r;
+  std::vector<std::string> lines;
+  *status = LineReader::Open(path, &r);
+  if (!status->ok()) return lines;
+  std::string line;
+  while (r->Next(&line)) lines.push_back(line);
+  *status = r->status();
+  return lines;
+}
+
+TEST(TrainerCorpus, ReadsPlainTextWithCrLfAndNoFinalNewline) {
+  TempDir dir;
+  WriteFile(dir.file("a.txt"), "one\r\ntwo\n\nthree");
+  Status s;
+  auto lines = ReadAll(dir.file("a.txt"), &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "three"}));
+}
+
+TEST(TrainerCorpus, ReadsMultiFrameZstd) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "sentence number " + std::to_string(i) + "\n";
+  WriteFile(dir.file("a.txt.zst"), testing::Zstd(text, 2));
+  Status s;
+  auto lines = ReadAll(dir.file("a.txt.zst"), &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(lines.size(), 5000u);
+  EXPECT_EQ(lines[4321], "sentence number 4321");
+}
+
+TEST(TrainerCorpus, RejectsTruncatedAndCorruptZstd) {
+  TempDir dir;
+  std::string z = testing::Zstd(std::string(100000, 'x') + "\n");
+  WriteFile(dir.file("t.zst"), z.substr(0, z.size() / 2));
+  Status s;
+  ReadAll(dir.file("t.zst"), &s);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
+  WriteFile(dir.file("c.zst"), "this is not zstd at all\n");
+  ReadAll(dir.file("c.zst"), &s);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
+}
+
+TEST(TrainerCorpus, MissingFileIsAnIoError) {
+  Status s;
+  ReadAll("/nonexistent/corpus.txt", &s);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("not found"), std::string::npos);
+}
+
+TEST(TrainerCorpus, SplitsParagraphsIntoSentences) {
+  std::vector<std::string_view> out;
+  SplitSentences("Mr. Smith went to Washington. He said \"Hi!\" Then J. Doe left?  Yes...   ok", &out);
+  std::vector<std::string> got(out.begin(), out.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"Mr. Smith went to Washington.", "He said \"Hi!\"",
+                                            "Then J. Doe left?", "Yes...", "ok"}));
+  out.clear();
+  SplitSentences("我爱你。你好！", &out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], "我爱你。");
+  out.clear();
+  SplitSentences("   ", &out);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(TrainerCorpus, ForEachSentenceSplitsAndStops) {
+  Progress::SetEnabled(false);
+  TempDir dir;
+  WriteFile(dir.file("a.txt"), "A b. C d.\n\n  E f  \n");
+  WriteFile(dir.file("b.txt.zst"), testing::Zstd("G h.\n"));
+  CorpusOptions o;
+  o.paths = {dir.file("a.txt"), dir.file("b.txt.zst")};
+  o.split_sentences = true;
+  std::vector<std::string> got;
+  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
+                got.emplace_back(s);
+                return true;
+              }).ok());
+  EXPECT_EQ(got, (std::vector<std::string>{"A b.", "C d.", "E f", "G h."}));
+  o.max_sentences = 2;
+  got.clear();
+  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
+                got.emplace_back(s);
+                return true;
+              }).ok());
+  EXPECT_EQ(got.size(), 2u);
+  o.paths.push_back(dir.file("missing.txt"));
+  EXPECT_EQ(ForEachSentence(o, "test", [](std::string_view) { return true; }).code(), StatusCode::kIo);
+}
+
+TEST(TrainerCorpus, FingerprintsAreStable) {
+  EXPECT_EQ(HexU64(Fnv1a64("")), "cbf29ce484222325");
+  EXPECT_EQ(HexU64(Fnv1a64("a")), "af63dc4c8601ec8c");
+  EXPECT_EQ(FormatDuration(3725), "1h02m");
+  EXPECT_EQ(FormatDuration(65), "1m05s");
+}
+
+}  // namespace
+}  // namespace swe::trainer

@@ -1,0 +1,209 @@
+#include "test_util.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace swe::trainer::testing {
+using nlohmann::json;
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/swe-trainer-test-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string Zstd(const std::string& text, int frames) {
+  std::string out;
+  size_t half = frames == 2 ? text.size() / 2 : text.size();
+  for (auto [b, e] : {std::pair<size_t, size_t>{0, half}, {half, text.size()}}) {
+    if (b == e && b != 0) continue;
+    std::string frame(ZSTD_compressBound(e - b), '\0');
+    size_t n = ZSTD_compress(frame.data(), frame.size(), text.data() + b, e - b, 3);
+    if (ZSTD_isError(n)) throw std::runtime_error("ZSTD_compress failed");
+    out.append(frame.data(), n);
+    if (frames != 2) break;
+  }
+  return out;
+}
+
+namespace {
+
+uint16_t FloatToHalf(float f) {  // round to nearest even; test values are small and normal
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xFF) - 127 + 15;
+  uint32_t mant = x & 0x7FFFFF;
+  if (exp <= 0) return static_cast<uint16_t>(sign);  // flush tiny values to zero
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7C00);
+  uint32_t h = sign | static_cast<uint32_t>(exp) << 10 | mant >> 13;
+  uint32_t rest = mant & 0x1FFF;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
+  return static_cast<uint16_t>(h);
+}
+
+uint16_t FloatToBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t rounding = 0x7FFF + ((x >> 16) & 1);
+  return static_cast<uint16_t>((x + rounding) >> 16);
+}
+
+}  // namespace
+
+std::string SafetensorsBytes(const std::map<std::string, TensorSpec>& tensors) {
+  json header = json::object();
+  std::string data;
+  for (const auto& [name, t] : tensors) {
+    size_t begin = data.size();
+    for (float v : t.values) {
+      if (t.dtype == "F32") {
+        data.append(reinterpret_cast<const char*>(&v), 4);
+      } else {
+        uint16_t h = t.dtype == "F16" ? FloatToHalf(v) : FloatToBf16(v);
+        data.append(reinterpret_cast<const char*>(&h), 2);
+      }
+    }
+    header[name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+  }
+  header["__metadata__"] = {{"format", "pt"}};
+  std::string h = header.dump();
+  while (h.size() % 8) h += ' ';
+  uint64_t n = h.size();
+  std::string out(reinterpret_cast<const char*>(&n), 8);
+  return out + h + data;
+}
+
+const std::vector<std::string>& TinyWords() {
+  static const std::vector<std::string> words = {
+      "the", "a", "cat", "dog", "sat", "on", "mat", "ran", "in", "park", "bird", "sang", "tree", "man", "woman",
+      "child", "ate", "apple", "bread", "drank", "water", "milk", "red", "blue", "green", "big", "small", "happy",
+      "sad", "house", "car", "road", "city", "river", "sun", "moon", "night", "day", "book", "read", "wrote",
+      "letter", "friend", "walked", "slowly", "quickly", "and", "with", "under", "over", "music", "played"};
+  return words;
+}
+
+std::vector<std::string> WriteTinyBert(const std::string& dir, const TinyBertOptions& o) {
+  std::vector<std::string> pieces = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ",", ".", "!", "?", "'"};
+  for (const std::string& w : o.words.empty() ? TinyWords() : o.words) pieces.push_back(w);
+  for (const char* p : {"un", "##s", "##ed", "##ing", "##ly", "##er", "##a", "##b", "##c", "e", "##e", "##t"}) {
+    pieces.push_back(p);
+  }
+  for (char c = 'a'; c <= 'z'; ++c) {
+    std::string s(1, c);
+    if (std::find(pieces.begin(), pieces.end(), s) == pieces.end()) pieces.push_back(s);
+    if (std::find(pieces.begin(), pieces.end(), "##" + s) == pieces.end()) pieces.push_back("##" + s);
+  }
+  const int64_t V = static_cast<int64_t>(pieces.size()), H = o.hidden, I = o.intermediate;
+  json vocab = json::object();
+  for (size_t i = 0; i < pieces.size(); ++i) vocab[pieces[i]] = i;
+  json tok = {
+      {"version", "1.0"},
+      {"truncation", nullptr},
+      {"padding", nullptr},
+      {"added_tokens", json::array()},
+      {"normalizer",
+       {{"type", "BertNormalizer"}, {"clean_text", true}, {"handle_chinese_chars", true}, {"strip_accents", nullptr},
+        {"lowercase", o.lowercase}}},
+      {"pre_tokenizer", {{"type", "BertPreTokenizer"}}},
+      {"post_processor",
+       {{"type", "TemplateProcessing"},
+        {"single", json::array({{{"SpecialToken", {{"id", "[CLS]"}, {"type_id", 0}}}},
+                                {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                                {{"SpecialToken", {{"id", "[SEP]"}, {"type_id", 0}}}}})},
+        {"special_tokens",
+         {{"[CLS]", {{"id", "[CLS]"}, {"ids", {2}}, {"tokens", {"[CLS]"}}}},
+          {"[SEP]", {{"id", "[SEP]"}, {"ids", {3}}, {"tokens", {"[SEP]"}}}}}}}},
+      {"decoder", {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}}},
+      {"model",
+       {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
+        {"max_input_chars_per_word", 100}, {"vocab", vocab}}}};
+  WriteFile(dir + "/tokenizer.json", tok.dump(1));
+  json config = {{"architectures", {"BertModel"}}, {"model_type", "bert"}, {"hidden_size", H},
+                 {"num_hidden_layers", o.layers}, {"num_attention_heads", o.heads}, {"intermediate_size", I},
+                 {"max_position_embeddings", o.positions}, {"type_vocab_size", 2}, {"vocab_size", V},
+                 {"layer_norm_eps", 1e-12}, {"hidden_act", "gelu"}, {"position_embedding_type", "absolute"}};
+  WriteFile(dir + "/config.json", config.dump(1));
+  json modules = json::array({{{"idx", 0}, {"name", "0"}, {"path", ""}, {"type", "sentence_transformers.models.Transformer"}},
+                              {{"idx", 1}, {"name", "1"}, {"path", "1_Pooling"}, {"type", "sentence_transformers.models.Pooling"}}});
+  if (o.normalize) {
+    modules.push_back({{"idx", 2}, {"name", "2"}, {"path", "2_Normalize"}, {"type", "sentence_transformers.models.Normalize"}});
+  }
+  WriteFile(dir + "/modules.json", modules.dump(1));
+  WriteFile(dir + "/1_Pooling/config.json",
+            json({{"word_embedding_dimension", H}, {"pooling_mode_cls_token", o.cls_pooling},
+                  {"pooling_mode_mean_tokens", !o.cls_pooling}}).dump(1));
+  WriteFile(dir + "/sentence_bert_config.json", json({{"max_seq_length", o.positions}, {"do_lower_case", false}}).dump());
+
+  std::mt19937 rng(o.seed);
+  std::normal_distribution<float> normal(0.0f, 0.5f);
+  std::map<std::string, TensorSpec> t;
+  std::string prefix = o.bert_prefix ? "bert." : "";
+  auto add = [&](const std::string& name, std::vector<int64_t> shape, float constant = NAN) {
+    TensorSpec s;
+    s.dtype = o.dtype;
+    s.shape = shape;
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    for (int64_t i = 0; i < n; ++i) s.values.push_back(std::isnan(constant) ? normal(rng) : constant + 0.1f * normal(rng));
+    t[prefix + name] = std::move(s);
+  };
+  add("embeddings.word_embeddings.weight", {V, H});
+  add("embeddings.position_embeddings.weight", {o.positions, H});
+  add("embeddings.token_type_embeddings.weight", {2, H});
+  add("embeddings.LayerNorm.weight", {H}, 1.0f);
+  add("embeddings.LayerNorm.bias", {H}, 0.0f);
+  for (int l = 0; l < o.layers; ++l) {
+    std::string p = "encoder.layer." + std::to_string(l) + ".";
+    for (const char* m : {"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"}) {
+      add(p + m + ".weight", {H, H});
+      add(p + m + ".bias", {H});
+    }
+    add(p + "attention.output.LayerNorm.weight", {H}, 1.0f);
+    add(p + "attention.output.LayerNorm.bias", {H}, 0.0f);
+    add(p + "intermediate.dense.weight", {I, H});
+    add(p + "intermediate.dense.bias", {I});
+    add(p + "output.dense.weight", {H, I});
+    add(p + "output.dense.bias", {H});
+    add(p + "output.LayerNorm.weight", {H}, 1.0f);
+    add(p + "output.LayerNorm.bias", {H}, 0.0f);
+  }
+  if (o.bert_prefix) add("pooler.dense.weight", {H, H});  // ignored by the teacher
+  WriteFile(dir + "/model.safetensors", SafetensorsBytes(t));
+  return pieces;
+}
+
+}  // namespace swe::trainer::testing

@@ -1,0 +1,53 @@
+// Helpers for the trainer suites: temporary directories, zstd files, safetensors writing and a tiny
+// random BERT Sentence Transformer written to disk (config.json, model.safetensors, tokenizer.json,
+// sentence-transformers modules), so tests need no downloaded weights.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace swe::trainer::testing {
+
+// A fresh directory under $TMPDIR, removed (recursively) by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void WriteFile(const std::string& path, const std::string& bytes);
+std::string ReadFile(const std::string& path);
+// zstd-compresses `text` into one frame (two frames when `frames` = 2, split in the middle).
+std::string Zstd(const std::string& text, int frames = 1);
+
+struct TensorSpec {
+  std::string dtype = "F32";  // F32 | F16 | BF16
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+// A complete safetensors file (tensors in name order).
+std::string SafetensorsBytes(const std::map<std::string, TensorSpec>& tensors);
+
+struct TinyBertOptions {
+  int hidden = 16, layers = 2, heads = 2, intermediate = 32, positions = 64;
+  std::string dtype = "F32";
+  bool cls_pooling = false, normalize = true, bert_prefix = false, lowercase = true;
+  uint32_t seed = 7;
+  std::vector<std::string> words;  // extra whole-word pieces; default: a small English list
+};
+// Writes the model directory; returns the tokenizer vocabulary (by id).
+std::vector<std::string> WriteTinyBert(const std::string& dir, const TinyBertOptions& options);
+
+// The small English word list the tiny tokenizer knows (and a corpus can be generated from).
+const std::vector<std::string>& TinyWords();
+
+}  // namespace swe::trainer::testing

@@ -1,0 +1,40 @@
+// Device selection and global torch settings (the only torch code outside the model and optimisers).
+#include <torch/torch.h>
+
+#include "teacher.h"
+
+namespace swe::trainer {
+
+Status ResolveDevice(const std::string& requested, std::string* resolved) {
+  bool cuda = torch::cuda::is_available();
+  if (requested.empty() || requested == "auto") {
+    *resolved = cuda ? "cuda" : "cpu";
+    return Status::Ok();
+  }
+  if (requested == "cpu") {
+    *resolved = "cpu";
+    return Status::Ok();
+  }
+  if (requested.rfind("cuda", 0) == 0) {
+    if (!cuda) {
+      return InvalidArgument("--device " + requested +
+                             ": this libtorch build or machine has no CUDA (use --device cpu or auto)");
+    }
+    try {
+      torch::Device d(requested);
+      (void)d;
+    } catch (const std::exception&) {
+      return InvalidArgument("bad device '" + requested + "' (auto, cpu, cuda or cuda:N)");
+    }
+    *resolved = requested;
+    return Status::Ok();
+  }
+  return InvalidArgument("bad device '" + requested + "' (auto, cpu, cuda or cuda:N)");
+}
+
+void ConfigureTorch(int threads, uint64_t seed) {
+  if (threads > 0) torch::set_num_threads(threads);
+  torch::manual_seed(seed);
+}
+
+}  // namespace swe::trainer

@@ -1,0 +1,137 @@
+#include "extract.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "progress.h"
+#include "swe/tokenizer.h"
+
+namespace swe::trainer {
+
+void SplitWithSpans(std::string_view sentence, const TokenizerConfig& tokenizer, std::vector<std::string>* words,
+                    std::vector<WordSpan>* spans) {
+  std::vector<std::string> all;
+  SplitWords(sentence, tokenizer, nullptr, &all);
+  words->clear();
+  spans->clear();
+  size_t pos = 0;
+  for (std::string& w : all) {
+    size_t at = sentence.find(w, pos);
+    if (at == std::string_view::npos) continue;
+    spans->push_back({static_cast<uint32_t>(at), static_cast<uint32_t>(at + w.size())});
+    words->push_back(std::move(w));
+    pos = at + spans->back().end - spans->back().begin;
+  }
+}
+
+void SentenceRows(std::string_view sentence, const VocabOptions& vocab, const VocabLookup& index,
+                  std::vector<uint32_t>* rows) {
+  std::vector<std::string> words;
+  SplitWords(sentence, vocab.tokenizer, nullptr, &words);
+  rows->clear();
+  for (const std::string& w : words) {
+    auto it = index.find(VocabKey(w, vocab.fold_case));
+    if (it != index.end()) rows->push_back(it->second);
+  }
+}
+
+Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& samples,
+                          const std::vector<WordCount>& vocab, const VocabOptions& vocab_options,
+                          const ExtractOptions& options, ExtractResult* out) {
+  const uint32_t d = teacher.dims();
+  const VocabLookup index = VocabIndex(vocab);
+  std::vector<double> sum(vocab.size() * static_cast<size_t>(d), 0.0);
+  out->counts.assign(vocab.size(), 0);
+  out->forward_passes = 0;
+  std::vector<size_t> order(samples.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return samples[a].text.size() < samples[b].text.size(); });
+  const uint32_t batch = std::max<uint32_t>(1, options.batch_size);
+  Progress progress("extract", samples.size(), "sentences");
+  std::vector<std::string> texts;
+  std::vector<std::vector<WordSpan>> spans;
+  std::vector<std::vector<uint32_t>> span_rows;
+  std::vector<std::string> words;
+  std::vector<WordSpan> all_spans;
+  TeacherOutput result;
+  std::vector<float> per_sentence;  // accumulates the occurrences of one row within one sentence
+  for (size_t start = 0; start < order.size(); start += batch) {
+    size_t end = std::min(order.size(), start + batch);
+    texts.clear();
+    spans.clear();
+    span_rows.clear();
+    for (size_t i = start; i < end; ++i) {
+      const SampledSentence& s = samples[order[i]];
+      SplitWithSpans(s.text, vocab_options.tokenizer, &words, &all_spans);
+      texts.push_back(s.text);
+      spans.emplace_back();
+      span_rows.emplace_back();
+      for (size_t w = 0; w < words.size(); ++w) {
+        auto it = index.find(VocabKey(words[w], vocab_options.fold_case));
+        if (it == index.end() || std::find(s.words.begin(), s.words.end(), it->second) == s.words.end()) continue;
+        spans.back().push_back(all_spans[w]);
+        span_rows.back().push_back(it->second);
+      }
+    }
+    SWE_RETURN_IF_ERROR(teacher.Encode(texts, &spans, &result));
+    out->forward_passes += texts.size();
+    size_t k = 0;
+    for (size_t b = 0; b < texts.size(); ++b) {
+      const auto& rows = span_rows[b];
+      // Eq. 1: mean over the word's occurrences in this sentence, then one sample per sentence.
+      std::vector<uint32_t> distinct(rows);
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      for (uint32_t row : distinct) {
+        per_sentence.assign(d, 0.0f);
+        uint32_t occurrences = 0;
+        for (size_t j = 0; j < rows.size(); ++j) {
+          if (rows[j] != row || !result.found[k + j]) continue;
+          const float* v = result.word_vectors.data() + (k + j) * d;
+          for (uint32_t c = 0; c < d; ++c) per_sentence[c] += v[c];
+          ++occurrences;
+        }
+        if (occurrences == 0) continue;
+        double* acc = sum.data() + static_cast<size_t>(row) * d;
+        for (uint32_t c = 0; c < d; ++c) acc[c] += per_sentence[c] / occurrences;
+        ++out->counts[row];
+      }
+      k += rows.size();
+    }
+    progress.Update(end);
+  }
+  out->vectors.rows = vocab.size();
+  out->vectors.cols = d;
+  out->vectors.data.assign(vocab.size() * static_cast<size_t>(d), 0.0f);
+  for (size_t r = 0; r < vocab.size(); ++r) {
+    if (out->counts[r] == 0) continue;
+    for (uint32_t c = 0; c < d; ++c) {
+      out->vectors.data[r * d + c] = static_cast<float>(sum[r * d + c] / out->counts[r]);
+    }
+  }
+  return Status::Ok();
+}
+
+Matrix SentenceAverages(const Matrix& table, const std::vector<std::vector<uint32_t>>& sentences,
+                        const std::vector<uint32_t>& counts) {
+  Matrix m;
+  m.cols = table.cols;
+  std::vector<double> acc(table.cols);
+  for (const auto& rows : sentences) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    uint32_t n = 0;
+    for (uint32_t r : rows) {
+      if (r >= table.rows || (!counts.empty() && counts[r] == 0)) continue;
+      const float* v = table.row(r);
+      for (uint64_t c = 0; c < table.cols; ++c) acc[c] += v[c];
+      ++n;
+    }
+    if (n == 0) continue;
+    for (uint64_t c = 0; c < table.cols; ++c) m.data.push_back(static_cast<float>(acc[c] / n));
+    ++m.rows;
+  }
+  return m;
+}
+
+}  // namespace swe::trainer

@@ -1,0 +1,422 @@
+#include "pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "export.h"
+#include "extract.h"
+#include "matrix_io.h"
+#include "pca.h"
+#include "progress.h"
+#include "refine.h"
+#include "sampler.h"
+#include "teacher.h"
+#include "vocab.h"
+#include "wordpiece.h"
+
+#ifndef SWE_TRAINER_VERSION
+#define SWE_TRAINER_VERSION "dev"
+#endif
+
+namespace swe::trainer {
+namespace {
+using nlohmann::json;
+
+const char* kStageNames[kStageCount] = {"vocab", "sample", "extract", "pca", "refine", "export"};
+
+class Runner {
+ public:
+  Runner(const Recipe& r, const RunOptions& o) : r_(r), o_(o) {}
+  Status Run();
+
+ private:
+  std::string Path(const std::string& name) const { return r_.work_dir + "/" + name; }
+  std::string Key(Stage s) const;
+  bool UpToDate(Stage s) const;
+  Status WriteMarker(Stage s, const json& stats) const;
+  Status ReadMarker(Stage s, json* out) const;
+  void Log(const std::string& line) const;
+  std::string Device() const;
+  Status LoadCounts(std::vector<uint32_t>* counts) const;
+
+  Status Vocab(json* stats);
+  Status Sample(json* stats);
+  Status Extract(json* stats);
+  Status Pca(json* stats);
+  Status Refine(json* stats);
+  Status Export(json* stats);
+
+  const Recipe& r_;
+  const RunOptions& o_;
+};
+
+void Runner::Log(const std::string& line) const {
+  if (o_.log) o_.log(line);
+  else std::cerr << line << "\n";
+}
+
+std::string Runner::Device() const { return o_.device.empty() ? r_.device : o_.device; }
+
+std::string Runner::Key(Stage s) const {
+  static const char* kSections[kStageCount][3] = {{"corpus", "tokenizer", "vocab"}, {"sample", "seed", ""},
+                                                  {"teacher", "", ""},              {"pca", "", ""},
+                                                  {"refine", "seed", ""},           {"export", "", ""}};
+  uint64_t h = 14695981039346656037ull;
+  for (int i = 0; i <= static_cast<int>(s); ++i) {
+    h = Fnv1a64(kStageNames[i], h);
+    for (const char* sec : kSections[i]) {
+      if (*sec) h = Fnv1a64(r_.sections.at(sec), h);
+    }
+  }
+  if (s == Stage::kExport) h = Fnv1a64(r_.name + "\n" + r_.description, h);
+  return HexU64(h);
+}
+
+Status Runner::ReadMarker(Stage s, json* out) const {
+  std::string text;
+  SWE_RETURN_IF_ERROR(ReadTextFile(Path(std::string(kStageNames[static_cast<int>(s)]) + ".json"), &text));
+  *out = json::parse(text, nullptr, false);
+  if (!out->is_object()) return Corrupt("bad stage marker for " + std::string(StageName(s)));
+  return Status::Ok();
+}
+
+bool Runner::UpToDate(Stage s) const {
+  json m;
+  return ReadMarker(s, &m).ok() && m.value("key", "") == Key(s);
+}
+
+Status Runner::WriteMarker(Stage s, const json& stats) const {
+  json m = {{"stage", StageName(s)}, {"key", Key(s)}, {"stats", stats}};
+  return WriteTextFile(Path(std::string(StageName(s)) + ".json"), m.dump(2) + "\n");
+}
+
+Status Runner::LoadCounts(std::vector<uint32_t>* counts) const {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(Path("counts.tsv"), &lines));
+  counts->clear();
+  for (const std::string& l : lines) counts->push_back(static_cast<uint32_t>(std::strtoul(l.c_str(), nullptr, 10)));
+  return Status::Ok();
+}
+
+Status Runner::Vocab(json* stats) {
+  WordCounter counter(r_.vocab);
+  uint64_t hash = 14695981039346656037ull;
+  SWE_RETURN_IF_ERROR(ForEachSentence(r_.corpus, "vocab", [&](std::string_view s) {
+    counter.AddSentence(s);
+    hash = Fnv1a64("\n", Fnv1a64(s, hash));
+    return true;
+  }));
+  if (counter.sentences() == 0) {
+    std::string paths;
+    for (const auto& p : r_.corpus.paths) paths += (paths.empty() ? "" : ", ") + p;
+    return InvalidArgument("the corpus is empty (no non-blank line in " + paths + ")");
+  }
+  std::vector<WordCount> vocab = counter.Top();
+  if (vocab.empty()) {
+    return InvalidArgument("no word occurs at least vocab.min_count = " + std::to_string(r_.vocab.min_count) +
+                           " times in the corpus");
+  }
+  SWE_RETURN_IF_ERROR(WriteVocab(Path("vocab.tsv"), vocab));
+  *stats = {{"sentences", counter.sentences()}, {"tokens", counter.tokens()}, {"distinct_words", counter.distinct()},
+            {"vocab_size", vocab.size()}, {"corpus_hash", HexU64(hash)}};
+  Log("vocab: " + std::to_string(vocab.size()) + " words (of " + std::to_string(counter.distinct()) +
+      " distinct) from " + std::to_string(counter.sentences()) + " sentences");
+  return Status::Ok();
+}
+
+Status Runner::Sample(json* stats) {
+  std::vector<WordCount> vocab;
+  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+  CoverageSampler sampler(vocab, r_.vocab, r_.sample);
+  SWE_RETURN_IF_ERROR(ForEachSentence(r_.corpus, "sample", [&](std::string_view s) {
+    sampler.Offer(s);
+    return !(sampler.complete() && r_.sample.generic == 0);
+  }));
+  SWE_RETURN_IF_ERROR(WriteSamples(Path("samples.tsv"), sampler.samples()));
+  SWE_RETURN_IF_ERROR(WriteLines(Path("generic.txt"), sampler.generic()));
+  SampleStats s = sampler.stats();
+  *stats = {{"sentences_seen", s.sentences_seen}, {"forward_passes", s.sentences_kept},
+            {"naive_forward_passes", s.naive_passes}, {"samples", s.pairs}, {"words_short", s.words_short},
+            {"generic_sentences", sampler.generic().size()}};
+  double ratio = s.sentences_kept ? static_cast<double>(s.naive_passes) / static_cast<double>(s.sentences_kept) : 0;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1fx", ratio);
+  Log("sample: " + std::to_string(s.sentences_kept) + " teacher forward passes for " + std::to_string(s.pairs) +
+      " samples (naive |V|xN = " + std::to_string(s.naive_passes) + ", " + buf + " fewer); " +
+      std::to_string(s.words_short) + " words have fewer than N = " + std::to_string(r_.sample.per_word) +
+      " sentences; " + std::to_string(sampler.generic().size()) + " generic sentences");
+  return Status::Ok();
+}
+
+Status Runner::Extract(json* stats) {
+  std::vector<WordCount> vocab;
+  std::vector<SampledSentence> samples;
+  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+  SWE_RETURN_IF_ERROR(ReadSamples(Path("samples.tsv"), static_cast<uint32_t>(vocab.size()), &samples));
+  TeacherOptions t = r_.teacher;
+  t.device = Device();
+  std::unique_ptr<Teacher> teacher;
+  SWE_RETURN_IF_ERROR(LoadTeacher(t, &teacher));
+  ExtractOptions eo;
+  eo.batch_size = r_.teacher_batch;
+  ExtractResult result;
+  SWE_RETURN_IF_ERROR(ExtractWordVectors(*teacher, samples, vocab, r_.vocab, eo, &result));
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("vectors.swm"), result.vectors));
+  std::vector<std::string> lines;
+  uint64_t found = 0;
+  for (uint32_t c : result.counts) {
+    lines.push_back(std::to_string(c));
+    found += c > 0;
+  }
+  SWE_RETURN_IF_ERROR(WriteLines(Path("counts.tsv"), lines));
+  *stats = {{"teacher", teacher->name()}, {"dims", teacher->dims()}, {"forward_passes", result.forward_passes},
+            {"words_with_vectors", found}, {"vocab_size", vocab.size()}};
+  Log("extract: " + std::to_string(found) + " of " + std::to_string(vocab.size()) + " words, " +
+      std::to_string(teacher->dims()) + " dims, " + std::to_string(result.forward_passes) + " forward passes");
+  return Status::Ok();
+}
+
+Status Runner::Pca(json* stats) {
+  Matrix vectors;
+  std::vector<uint32_t> counts;
+  SWE_RETURN_IF_ERROR(ReadMatrix(Path("vectors.swm"), &vectors));
+  SWE_RETURN_IF_ERROR(LoadCounts(&counts));
+  if (counts.size() != vectors.rows) return Corrupt("counts.tsv does not match vectors.swm: re-run extract");
+  if (r_.pca_mode == PcaMode::kNone) {
+    SWE_RETURN_IF_ERROR(WriteMatrix(Path("table_pca.swm"), vectors));
+    *stats = {{"mode", "none"}, {"dims", vectors.cols}};
+    Log("pca: skipped (mode none), " + std::to_string(vectors.cols) + " dims");
+    return Status::Ok();
+  }
+  Matrix x;
+  if (r_.pca_mode == PcaMode::kSentence) {
+    std::vector<WordCount> vocab;
+    std::vector<std::string> generic;
+    SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+    SWE_RETURN_IF_ERROR(ReadLines(Path("generic.txt"), &generic));
+    VocabLookup index = VocabIndex(vocab);
+    std::vector<std::vector<uint32_t>> rows(generic.size());
+    for (size_t i = 0; i < generic.size(); ++i) SentenceRows(generic[i], r_.vocab, index, &rows[i]);
+    x = SentenceAverages(vectors, rows, counts);
+  } else {
+    x.cols = vectors.cols;
+    for (uint64_t r = 0; r < vectors.rows; ++r) {
+      if (counts[r] == 0) continue;
+      x.data.insert(x.data.end(), vectors.row(r), vectors.row(r) + vectors.cols);
+      ++x.rows;
+    }
+  }
+  PcaResult pca;
+  SWE_RETURN_IF_ERROR(FitPca(x, r_.pca, &pca));
+  Matrix table, mean;
+  SWE_RETURN_IF_ERROR(ApplyPca(pca, vectors, &table));
+  for (uint64_t r = 0; r < table.rows; ++r) {  // words never seen keep a zero row (dropped at export)
+    if (counts[r] == 0) std::fill(table.row(r), table.row(r) + table.cols, 0.0f);
+  }
+  mean.rows = 1;
+  mean.cols = pca.mean.size();
+  mean.data = pca.mean;
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("table_pca.swm"), table));
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("pca_mean.swm"), mean));
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("pca_components.swm"), pca.components));
+  double kept = std::accumulate(pca.variances.begin(), pca.variances.end(), 0.0);
+  double removed = std::accumulate(pca.removed_variances.begin(), pca.removed_variances.end(), 0.0);
+  *stats = {{"mode", r_.pca_mode == PcaMode::kSentence ? "sentence" : "word"}, {"rows", x.rows},
+            {"in_dims", pca.in_dims}, {"out_dims", pca.out_dims}, {"removed", pca.removed},
+            {"kept_variance", kept}, {"removed_variance", removed}};
+  Log("pca: " + std::string(r_.pca_mode == PcaMode::kSentence ? "sentence" : "word") + "-level on " +
+      std::to_string(x.rows) + " rows, " + std::to_string(pca.in_dims) + " -> " + std::to_string(pca.out_dims) +
+      " dims, " + std::to_string(pca.removed) + " top components removed");
+  return Status::Ok();
+}
+
+Status Runner::Refine(json* stats) {
+  Matrix table;
+  SWE_RETURN_IF_ERROR(ReadMatrix(Path("table_pca.swm"), &table));
+  if (!r_.refine) {
+    SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
+    *stats = {{"method", "none"}};
+    Log("refine: skipped (method none)");
+    return Status::Ok();
+  }
+  std::vector<WordCount> vocab;
+  std::vector<std::string> generic;
+  std::vector<uint32_t> counts;
+  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+  SWE_RETURN_IF_ERROR(ReadLines(Path("generic.txt"), &generic));
+  SWE_RETURN_IF_ERROR(LoadCounts(&counts));
+  if (r_.refine_sentences > 0 && generic.size() > r_.refine_sentences) generic.resize(r_.refine_sentences);
+  VocabLookup index = VocabIndex(vocab);
+  RefineData data;
+  std::vector<std::string> texts;
+  std::vector<uint32_t> rows;
+  for (const std::string& s : generic) {
+    SentenceRows(s, r_.vocab, index, &rows);
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [&](uint32_t r) { return counts[r] == 0; }), rows.end());
+    if (rows.empty()) continue;
+    data.sentences.push_back(rows);
+    texts.push_back(s);
+  }
+  // Teacher sentence vectors, cached on disk under a key of the teacher, samples and sentence count.
+  std::string cache_key = HexU64(Fnv1a64(std::to_string(r_.refine_sentences), std::stoull(Key(Stage::kExtract), nullptr, 16)));
+  std::string cached_key;
+  if (ReadTextFile(Path("teacher_cache.key"), &cached_key).ok() && cached_key == cache_key &&
+      ReadMatrix(Path("teacher_cache.swm"), &data.teacher).ok() && data.teacher.rows == texts.size()) {
+    Log("refine: using cached teacher vectors (" + std::to_string(texts.size()) + " sentences)");
+  } else {
+    TeacherOptions t = r_.teacher;
+    t.device = Device();
+    std::unique_ptr<Teacher> teacher;
+    SWE_RETURN_IF_ERROR(LoadTeacher(t, &teacher));
+    std::vector<size_t> order(texts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
+    data.teacher.rows = texts.size();
+    data.teacher.cols = teacher->dims();
+    data.teacher.data.assign(texts.size() * teacher->dims(), 0.0f);
+    Progress progress("teacher", texts.size(), "sentences");
+    TeacherOutput out;
+    for (size_t start = 0; start < order.size(); start += r_.teacher_batch) {
+      size_t end = std::min(order.size(), start + r_.teacher_batch);
+      std::vector<std::string> batch;
+      for (size_t i = start; i < end; ++i) batch.push_back(texts[order[i]]);
+      SWE_RETURN_IF_ERROR(teacher->Encode(batch, nullptr, &out));
+      for (size_t i = start; i < end; ++i) {
+        std::copy(out.sentence_vectors.begin() + (i - start) * out.dims,
+                  out.sentence_vectors.begin() + (i - start + 1) * out.dims, data.teacher.row(order[i]));
+      }
+      progress.Update(end);
+    }
+    SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data.teacher));
+    SWE_RETURN_IF_ERROR(WriteTextFile(Path("teacher_cache.key"), cache_key));
+  }
+  RefineOptions ro = r_.refine_options;
+  SWE_RETURN_IF_ERROR(ResolveDevice(Device(), &ro.device));
+  RefineReport report;
+  SWE_RETURN_IF_ERROR(RefineKd(data, ro, &table, &report));
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
+  *stats = {{"method", "kd"}, {"train_sentences", report.train_sentences},
+            {"heldout_sentences", report.heldout_sentences}, {"initial_heldout_loss", report.initial_heldout},
+            {"best_heldout_loss", report.best_heldout}, {"best_epoch", report.best_epoch},
+            {"train_loss", report.train_loss}, {"heldout_loss", report.heldout_loss}};
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "refine: held-out KD loss %.5f -> %.5f (best epoch %u of %zu)",
+                report.initial_heldout, report.best_heldout, report.best_epoch, report.heldout_loss.size());
+  Log(buf);
+  return Status::Ok();
+}
+
+Status Runner::Export(json* stats) {
+  std::vector<WordCount> vocab;
+  ExportInputs in;
+  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+  SWE_RETURN_IF_ERROR(ReadMatrix(Path("refined.swm"), &in.table));
+  SWE_RETURN_IF_ERROR(LoadCounts(&in.counts));
+  if (in.table.rows != vocab.size() || in.counts.size() != vocab.size()) {
+    return Corrupt("the work directory is inconsistent (vocabulary vs table): re-run the earlier stages");
+  }
+  for (const WordCount& w : vocab) in.words.push_back(w.word);
+  in.tokenizer = r_.vocab.tokenizer;
+  if (r_.teacher.kind == "bert") {
+    BertTokenizer tok;
+    SWE_RETURN_IF_ERROR(BertTokenizer::Load(r_.teacher.path + "/tokenizer.json", &tok));
+    in.tokenizer.subword = tok.ToSubwordVocab();
+  }
+  in.normalize = r_.normalize;
+  json vocab_stats, sample_stats, refine_stats;
+  SWE_RETURN_IF_ERROR(ReadMarker(Stage::kVocab, &vocab_stats));
+  SWE_RETURN_IF_ERROR(ReadMarker(Stage::kSample, &sample_stats));
+  SWE_RETURN_IF_ERROR(ReadMarker(Stage::kRefine, &refine_stats));
+  Provenance& p = in.provenance;
+  p.name = r_.name;
+  p.description = r_.description;
+  p.teacher = r_.teacher.kind + ":" + r_.teacher.path;
+  for (const auto& path : r_.corpus.paths) p.corpus += (p.corpus.empty() ? "" : ", ") + path;
+  p.corpus_hash = "fnv1a64:" + vocab_stats["stats"].value("corpus_hash", std::string());
+  p.recipe = r_.text;
+  p.created_by = std::string("swe-trainer ") + SWE_TRAINER_VERSION;
+  const json& rs = refine_stats["stats"];
+  if (rs.value("method", "") == "kd") {
+    p.scores.push_back({"kd-heldout", "kl-initial", rs.value("initial_heldout_loss", 0.0)});
+    p.scores.push_back({"kd-heldout", "kl-best", rs.value("best_heldout_loss", 0.0)});
+  }
+  p.extra.push_back({"forward_passes", sample_stats["stats"].value("forward_passes", json(0)).dump()});
+  p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
+  DType dtype;
+  SWE_RETURN_IF_ERROR(ParseDType(r_.dtype, &dtype));
+  std::filesystem::path out(r_.export_path);
+  if (out.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path(), ec);
+  }
+  size_t bytes = 0;
+  SWE_RETURN_IF_ERROR(ExportModel(in, dtype, r_.export_path, &bytes));
+  *stats = {{"path", r_.export_path}, {"bytes", bytes}, {"dtype", r_.dtype}};
+  Log("export: " + r_.export_path + " (" + std::to_string(bytes) + " bytes, " + r_.dtype + ")");
+  return Status::Ok();
+}
+
+Status Runner::Run() {
+  std::error_code ec;
+  std::filesystem::create_directories(r_.work_dir, ec);
+  if (ec) return IoError("cannot create work directory " + r_.work_dir + ": " + ec.message());
+  ConfigureTorch(o_.threads >= 0 ? o_.threads : r_.threads, r_.seed);
+  using Fn = Status (Runner::*)(json*);
+  const Fn fns[kStageCount] = {&Runner::Vocab, &Runner::Sample, &Runner::Extract,
+                               &Runner::Pca,   &Runner::Refine, &Runner::Export};
+  for (int i = 0; i < kStageCount; ++i) {
+    Stage s = static_cast<Stage>(i);
+    bool selected = o_.only.empty() || std::find(o_.only.begin(), o_.only.end(), s) != o_.only.end();
+    if (!selected) {
+      if (!UpToDate(s) && static_cast<int>(s) < static_cast<int>(*std::max_element(o_.only.begin(), o_.only.end()))) {
+        return InvalidArgument(std::string("stage '") + StageName(s) +
+                               "' has not run or is out of date for this recipe: run it first (or `train`)");
+      }
+      continue;
+    }
+    if (o_.only.empty() && !o_.force && UpToDate(s)) {
+      Log(std::string(StageName(s)) + ": up to date");
+      continue;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    json stats;
+    Status st = (this->*fns[i])(&stats);
+    if (!st.ok()) return Status(st.code(), std::string(StageName(s)) + ": " + st.message());
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stats["seconds"] = secs;
+    SWE_RETURN_IF_ERROR(WriteMarker(s, stats));
+    for (int later = i + 1; later < kStageCount; ++later) {  // their inputs changed: no longer up to date
+      std::filesystem::remove(Path(std::string(kStageNames[later]) + ".json"), ec);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* StageName(Stage s) { return kStageNames[static_cast<int>(s)]; }
+
+Status ParseStage(const std::string& name, Stage* out) {
+  for (int i = 0; i < kStageCount; ++i) {
+    if (name == kStageNames[i]) {
+      *out = static_cast<Stage>(i);
+      return Status::Ok();
+    }
+  }
+  return InvalidArgument("unknown stage '" + name + "' (vocab, sample, extract, pca, refine, export)");
+}
+
+Status RunPipeline(const Recipe& recipe, const RunOptions& options) {
+  try {
+    return Runner(recipe, options).Run();
+  } catch (const std::exception& e) {
+    return Internal(std::string("unexpected error: ") + e.what());
+  }
+}
+
+}  // namespace swe::trainer

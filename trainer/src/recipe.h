@@ -1,0 +1,47 @@
+// Training recipes: one JSON file that drives every stage (see docs/TRAINER.md for the fields and
+// recipes/ for examples). Unknown keys are errors, so a typo cannot silently fall back to a default.
+// Relative paths are relative to the directory swe-trainer runs in.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "corpus.h"
+#include "pca.h"
+#include "refine.h"
+#include "sampler.h"
+#include "swe/status.h"
+#include "teacher.h"
+#include "vocab.h"
+
+namespace swe::trainer {
+
+enum class PcaMode { kSentence, kWord, kNone };
+
+struct Recipe {
+  std::string name = "swe-model", description, work_dir;
+  CorpusOptions corpus;
+  VocabOptions vocab;        // vocab.tokenizer also goes into the exported model
+  SampleOptions sample;
+  TeacherOptions teacher;
+  uint32_t teacher_batch = 64;
+  PcaMode pca_mode = PcaMode::kSentence;
+  PcaOptions pca;
+  bool refine = true;
+  uint64_t refine_sentences = 0;  // generic sentences used for refinement (0 = all M)
+  RefineOptions refine_options;
+  std::string export_path, dtype = "f32";
+  bool normalize = true;
+  std::string device = "auto";
+  int threads = 2;
+  uint64_t seed = 1;
+  std::string text;                              // the recipe as given (for provenance)
+  std::map<std::string, std::string> sections;   // canonical JSON of each section (stage keys)
+};
+
+Status ParseRecipe(std::string_view json, Recipe* out);
+Status LoadRecipe(const std::string& path, Recipe* out);
+
+}  // namespace swe::trainer

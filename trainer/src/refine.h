@@ -1,0 +1,50 @@
+// Refinement by knowledge distillation (paper Sec. 3.3, Eq. 2-3). For a batch of B sentences with
+// teacher vectors t_i and student vectors s_i (the mean of the student's word vectors), the
+// teacher's and student's distributions over the other sentences of the batch are
+//   p_ij = softmax_{j != i}(cos(t_i, t_j) / τ),   q_ij = softmax_{j != i}(cos(s_i, s_j) / τ)
+// and the loss is the batch mean of KL(p_i || q_i) = Σ_{j≠i} p_ij (log p_ij − log q_ij). (The cross-
+// entropy −Σ p log q has the same gradient; KL is 0 when the student matches, which makes held-out
+// losses readable.) Adam, gradient-norm clipping, early stopping on the held-out loss, fixed seeds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "matrix_io.h"
+#include "swe/status.h"
+
+namespace swe::trainer {
+
+// The loss above for one batch, in double precision (reference for tests). teacher: n x dt,
+// student: n x ds, row-major; n >= 2.
+double KdLoss(const float* teacher, const float* student, uint32_t n, uint32_t dt, uint32_t ds, double tau);
+
+struct RefineOptions {
+  double tau = 0.05;
+  uint32_t batch_size = 128;
+  double lr = 1e-3;
+  uint32_t max_epochs = 10;
+  uint32_t patience = 2;       // epochs without a better held-out loss before stopping
+  double clip_norm = 1.0;      // 0 = no clipping
+  double heldout = 0.1;        // fraction of sentences held out for early stopping
+  uint64_t seed = 1;
+  std::string device = "cpu";  // resolved device name
+};
+
+struct RefineData {
+  std::vector<std::vector<uint32_t>> sentences;  // table rows of each sentence (non-empty)
+  Matrix teacher;                                // one teacher vector per sentence
+};
+
+struct RefineReport {
+  std::vector<double> train_loss, heldout_loss;  // per epoch
+  double initial_heldout = 0, best_heldout = 0;
+  uint32_t best_epoch = 0;                       // 0 = the initial table was best
+  uint64_t train_sentences = 0, heldout_sentences = 0;
+};
+
+// Trains `table` (rows x d, in place) and leaves the best table (lowest held-out loss) in it.
+Status RefineKd(const RefineData& data, const RefineOptions& options, Matrix* table, RefineReport* report);
+
+}  // namespace swe::trainer

@@ -1,0 +1,59 @@
+// Teachers behind one interface: a Sentence Transformer that, for a batch of sentences, gives
+// (a) for each requested word span the mean of its last-layer token vectors (Eq. 1's inner mean over
+// the word's subwords) and (b) the pooled sentence vector. Torch-free: implementations hide it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "swe/model.h"
+#include "swe/status.h"
+
+namespace swe::trainer {
+
+struct WordSpan {
+  uint32_t begin = 0, end = 0;  // byte range of a word in its sentence
+};
+
+struct TeacherOutput {
+  uint32_t dims = 0;
+  // One row per requested span (all sentences, in order): the mean of the last-layer vectors of the
+  // teacher tokens that overlap the span. found[i] = 0 when no token does (e.g. truncated away).
+  std::vector<float> word_vectors;
+  std::vector<uint8_t> found;
+  // One row per sentence: the teacher's pooled (and, per its config, normalised) sentence vector.
+  std::vector<float> sentence_vectors;
+};
+
+class Teacher {
+ public:
+  virtual ~Teacher() = default;
+  virtual uint32_t dims() const = 0;
+  // A short description for provenance ("bert:path/to/model").
+  virtual std::string name() const = 0;
+  // `spans` may be null (sentence vectors only) or hold one list per sentence.
+  virtual Status Encode(const std::vector<std::string>& sentences,
+                        const std::vector<std::vector<WordSpan>>* spans, TeacherOutput* out) = 0;
+  // The teacher's subword vocabulary and its normalisation, for inference-time OOV fallback.
+  virtual SubwordVocab subword_vocab() const = 0;
+};
+
+struct TeacherOptions {
+  std::string kind = "bert";   // "bert": a BERT-family Sentence Transformer directory
+  std::string path;
+  std::string device = "auto"; // auto | cpu | cuda
+  uint32_t max_tokens = 0;     // including [CLS]/[SEP]; 0 = the model's max_seq_length
+};
+
+Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out);
+
+// Torch helpers, implemented in device.cpp (so that callers need no torch headers).
+// Resolves "auto" | "cpu" | "cuda" | "cuda:N" to a device name; "cuda" fails when this libtorch
+// build or machine has no CUDA.
+Status ResolveDevice(const std::string& requested, std::string* resolved);
+// Sets libtorch's intra-op threads (0 = leave as is) and the global seed.
+void ConfigureTorch(int threads, uint64_t seed);
+
+}  // namespace swe::trainer

@@ -1,0 +1,237 @@
+#include "wordpiece.h"
+
+#include <nlohmann/json.hpp>
+
+#include "bert_unicode.h"
+#include "matrix_io.h"
+#include "unicode.h"
+
+namespace swe::trainer {
+namespace bu = bert_unicode;
+using nlohmann::json;
+
+namespace {
+
+bool GetBool(const json& j, const char* key, bool fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+// The id of a special token named in a post_processor, or -1.
+int32_t SpecialId(const json& post, const std::string& role, const BertTokenizer& tok) {
+  if (!post.is_object()) return -1;
+  std::string type = post.value("type", "");
+  if (type == "BertProcessing" || type == "RobertaProcessing") {
+    auto it = post.find(role == "cls" ? "cls" : "sep");
+    if (it != post.end() && it->is_array() && it->size() == 2 && (*it)[1].is_number_integer()) {
+      return (*it)[1].get<int32_t>();
+    }
+  }
+  if (type == "TemplateProcessing") {
+    auto single = post.find("single");
+    auto specials = post.find("special_tokens");
+    if (single == post.end() || !single->is_array() || single->empty()) return -1;
+    const json& item = role == "cls" ? single->front() : single->back();
+    if (!item.contains("SpecialToken")) return -1;
+    std::string name = item["SpecialToken"].value("id", "");
+    if (specials != post.end() && specials->contains(name)) {
+      const json& ids = (*specials)[name]["ids"];
+      if (ids.is_array() && ids.size() == 1 && ids[0].is_number_integer()) return ids[0].get<int32_t>();
+    }
+    return tok.Find(name);
+  }
+  return -1;
+}
+
+}  // namespace
+
+int32_t BertTokenizer::Find(std::string_view piece) const {
+  auto it = ids_.find(std::string(piece));
+  return it == ids_.end() ? -1 : it->second;
+}
+
+Status BertTokenizer::Load(const std::string& path, BertTokenizer* out) {
+  std::string text;
+  if (!FileExists(path)) return IoError("teacher tokenizer not found: " + path);
+  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  Status s = FromJson(text, out);
+  return s.ok() ? s : Status(s.code(), path + ": " + s.message());
+}
+
+Status BertTokenizer::FromJson(std::string_view text, BertTokenizer* out) {
+  try {
+    return FromJsonUnchecked(text, out);
+  } catch (const json::exception& e) {
+    return Corrupt(std::string("tokenizer.json: ") + e.what());
+  }
+}
+
+Status BertTokenizer::FromJsonUnchecked(std::string_view text, BertTokenizer* out) {
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Corrupt("tokenizer.json is not a JSON object");
+  BertTokenizer t;
+  const json& model = j.contains("model") ? j["model"] : json();
+  if (!model.is_object() || model.value("type", "") != "WordPiece") {
+    return Unsupported("tokenizer.json: only WordPiece models are supported");
+  }
+  const json& vocab = model.contains("vocab") ? model["vocab"] : json();
+  if (!vocab.is_object() || vocab.empty()) return Corrupt("tokenizer.json: model.vocab missing or empty");
+  t.pieces_.assign(vocab.size(), std::string());
+  std::vector<bool> used(vocab.size(), false);
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+    if (!it.value().is_number_unsigned() || it.value().get<uint64_t>() >= vocab.size()) {
+      return Corrupt("tokenizer.json: vocabulary ids must be 0..size-1");
+    }
+    auto id = it.value().get<uint32_t>();
+    if (used[id]) return Corrupt("tokenizer.json: duplicate vocabulary id " + std::to_string(id));
+    if (it.key().empty() || !unicode::IsValidUtf8(it.key())) return Corrupt("tokenizer.json: bad vocabulary piece");
+    used[id] = true;
+    t.pieces_[id] = it.key();
+    t.ids_.emplace(it.key(), static_cast<int32_t>(id));
+  }
+  t.config_.continuation_prefix = model.value("continuing_subword_prefix", std::string("##"));
+  t.config_.max_input_chars_per_word = model.value("max_input_chars_per_word", 100u);
+  t.unk_ = t.Find(model.value("unk_token", std::string("[UNK]")));
+  if (t.unk_ < 0) return Corrupt("tokenizer.json: the unk_token is not in the vocabulary");
+
+  const json& norm = j.contains("normalizer") ? j["normalizer"] : json();
+  if (norm.is_null()) {
+    t.config_.clean_text = t.config_.handle_chinese_chars = t.config_.strip_accents = t.config_.lowercase = false;
+  } else if (norm.is_object() && norm.value("type", "") == "BertNormalizer") {
+    t.config_.clean_text = GetBool(norm, "clean_text", true);
+    t.config_.handle_chinese_chars = GetBool(norm, "handle_chinese_chars", true);
+    t.config_.lowercase = GetBool(norm, "lowercase", true);
+    t.config_.strip_accents = GetBool(norm, "strip_accents", t.config_.lowercase);
+  } else {
+    return Unsupported("tokenizer.json: only the BertNormalizer (or none) is supported");
+  }
+  const json& pre = j.contains("pre_tokenizer") ? j["pre_tokenizer"] : json();
+  if (!pre.is_object() || pre.value("type", "") != "BertPreTokenizer") {
+    return Unsupported("tokenizer.json: only the BertPreTokenizer is supported");
+  }
+  const json& post = j.contains("post_processor") ? j["post_processor"] : json();
+  t.cls_ = SpecialId(post, "cls", t);
+  t.sep_ = SpecialId(post, "sep", t);
+  if (t.cls_ < 0) t.cls_ = t.Find("[CLS]");
+  if (t.sep_ < 0) t.sep_ = t.Find("[SEP]");
+  if (t.cls_ < 0 || t.sep_ < 0 || t.cls_ >= static_cast<int32_t>(t.pieces_.size()) ||
+      t.sep_ >= static_cast<int32_t>(t.pieces_.size())) {
+    return Corrupt("tokenizer.json: cannot find the [CLS] and [SEP] tokens");
+  }
+  t.pad_ = t.Find("[PAD]");
+  if (j.contains("padding") && j["padding"].is_object() && j["padding"].contains("pad_id") &&
+      j["padding"]["pad_id"].is_number_integer()) {
+    t.pad_ = j["padding"]["pad_id"].get<int32_t>();
+  }
+  if (t.pad_ < 0 || t.pad_ >= static_cast<int32_t>(t.pieces_.size())) t.pad_ = 0;
+  *out = std::move(t);
+  return Status::Ok();
+}
+
+void BertTokenizer::NormalizeChars(std::string_view text, std::vector<NormChar>* out) const {
+  out->clear();
+  std::u32string tmp, low;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    uint32_t begin = static_cast<uint32_t>(pos);
+    char32_t c = unicode::DecodeNext(text, &pos);
+    uint32_t end = static_cast<uint32_t>(pos);
+    if (config_.clean_text) {
+      if (c == 0 || c == 0xFFFD || bu::IsControl(c)) continue;
+      if (bu::IsWhitespace(c)) c = ' ';
+    }
+    bool chinese = config_.handle_chinese_chars && bu::IsChineseChar(c);
+    if (chinese) out->push_back({' ', begin, end});
+    tmp.clear();
+    if (config_.strip_accents) {
+      bu::AppendNfd(c, &tmp);
+    } else {
+      tmp.push_back(c);
+    }
+    for (char32_t d : tmp) {
+      if (config_.strip_accents && bu::IsNonspacingMark(d)) continue;
+      if (config_.lowercase) {
+        low.clear();
+        bu::AppendLower(d, &low);
+        for (char32_t l : low) out->push_back({l, begin, end});
+      } else {
+        out->push_back({d, begin, end});
+      }
+    }
+    if (chinese) out->push_back({' ', begin, end});
+  }
+}
+
+std::string BertTokenizer::Normalize(std::string_view text) const {
+  std::vector<NormChar> chars;
+  NormalizeChars(text, &chars);
+  std::string s;
+  for (const NormChar& c : chars) unicode::AppendUtf8(c.c, &s);
+  return s;
+}
+
+void BertTokenizer::WordPiece(const NormChar* chars, size_t n, std::vector<TeacherToken>* out) const {
+  if (n == 0) return;
+  if (n > config_.max_input_chars_per_word) {
+    out->push_back({unk_, chars[0].begin, chars[n - 1].end});
+    return;
+  }
+  // Byte offset of each char in the UTF-8 form of the word.
+  std::string word;
+  std::vector<size_t> at(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    at[i] = word.size();
+    unicode::AppendUtf8(chars[i].c, &word);
+  }
+  at[n] = word.size();
+  size_t first = out->size();
+  std::string piece;
+  for (size_t start = 0; start < n;) {
+    size_t end = n;
+    int32_t found = -1;
+    for (; end > start; --end) {
+      piece.assign(start > 0 ? config_.continuation_prefix : std::string());
+      piece.append(word, at[start], at[end] - at[start]);
+      auto it = ids_.find(piece);
+      if (it != ids_.end()) {
+        found = it->second;
+        break;
+      }
+    }
+    if (found < 0) {
+      out->resize(first);
+      out->push_back({unk_, chars[0].begin, chars[n - 1].end});
+      return;
+    }
+    out->push_back({found, chars[start].begin, chars[end - 1].end});
+    start = end;
+  }
+}
+
+void BertTokenizer::Tokenize(std::string_view text, std::vector<TeacherToken>* out) const {
+  std::vector<NormChar> chars;
+  NormalizeChars(text, &chars);
+  size_t start = 0;
+  for (size_t i = 0; i <= chars.size(); ++i) {
+    bool at_end = i == chars.size();
+    bool space = !at_end && bu::IsWhitespace(chars[i].c);
+    bool punct = !at_end && !space && bu::IsPunctuation(chars[i].c);
+    if (at_end || space || punct) {
+      WordPiece(chars.data() + start, i - start, out);
+      if (punct) WordPiece(chars.data() + i, 1, out);
+      start = i + 1;
+    }
+  }
+}
+
+SubwordVocab BertTokenizer::ToSubwordVocab() const {
+  SubwordVocab v;
+  v.kind = SubwordKind::kWordPiece;
+  v.pieces = pieces_;
+  v.continuation_prefix = config_.continuation_prefix;
+  v.lowercase = config_.lowercase;
+  v.strip_accents = config_.strip_accents;
+  return v;
+}
+
+}  // namespace swe::trainer
