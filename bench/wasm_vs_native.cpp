@@ -1,12 +1,13 @@
 // The native half of bench/wasm_vs_native.mjs (which runs it): model load time and single-thread
 // encode throughput through the C API, measured the way the JS half measures the wasm build.
 //
-//   wasm_vs_native MODEL.swe SENTENCES.txt [--repeats N] [--min-time SECONDS] [--vectors OUT.f32]
+//   wasm_vs_native MODEL.swe SENTENCES.txt [--repeats N] [--min-time SECONDS] [--warmup SECONDS]
+//                  [--vectors OUT.f32]
 //
 // SENTENCES.txt holds one sentence per line. Load: swe_model_load_from_bytes on the file's bytes
 // (zstd + Cap'n Proto parse + validation + lookup table), median of --repeats. Encode:
-// swe_model_encode_batch over all sentences, repeated until --min-time passes; the median of
-// --repeats such timings. --vectors writes the vectors (little-endian f32, row-major) for parity
+// swe_model_encode_batch over all sentences, repeated until --min-time passes, after --warmup seconds
+// of the same (caches, CPU clocks); the median of --repeats such timings. --vectors writes the vectors (little-endian f32, row-major) for parity
 // checks. Output: one JSON object on stdout.
 #include <algorithm>
 #include <chrono>
@@ -54,10 +55,12 @@ int main(int argc, char** argv) {
   const std::string model_path = argv[1], sentences_path = argv[2];
   int repeats = 7;
   double min_time = 0.3;
+  double warmup = 0.2;
   std::string vectors_path;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--repeats")) repeats = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--min-time")) min_time = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--vectors")) vectors_path = argv[i + 1];
     else Die(std::string("unknown option ") + argv[i]);
   }
@@ -86,6 +89,9 @@ int main(int argc, char** argv) {
   const uint32_t dims = swe_model_get_dims(model);
   std::vector<float> out(texts.size() * dims);
 
+  for (const Clock::time_point start = Clock::now(); Seconds(start) < warmup;) {
+    Check(swe_model_encode_batch(model, texts.data(), texts.size(), nullptr, out.data(), out.size()), "encode");
+  }
   std::vector<double> rates;
   for (int r = 0; r < repeats; ++r) {
     size_t encoded = 0;

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// Encode throughput and model load time: the wasm build in Node (the npm package in js/) vs native
+// (bench/wasm_vs_native.cpp through the C API), on the same model and the same sentences, in one run.
+//
+//   node bench/wasm_vs_native.mjs [--model FILE.swe] [--data DIR] [--rounds N] [--min-time S]
+//                                 [--warmup S] [--native PATH]
+//
+// Sentences: the unique STS-B dev sentences (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1, s2;
+// DIR defaults to ../shared/data beside the repository). Model: models/glove-100d-50k-int8.swe by
+// default. The two sides alternate for --rounds rounds (machine noise hits both alike); each round
+// times one model load, then encodes every sentence repeatedly for --warmup seconds (caches and clocks
+// settle after the other side ran) and for --min-time seconds timed, single-thread.
+// Wasm timings include what the JS API costs: strings to UTF-8 into the heap, vectors copied out of it,
+// either into one reused Float32Array (encode(texts, { out }): what the native side does with its
+// buffer, the like-for-like number) or into a new array per call (encode(texts)). The numbers are the
+// medians over rounds. Output: a table on stderr, one JSON object per line on stdout.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = parseArgs(process.argv.slice(2), {
+  model: join(root, 'models/glove-100d-50k-int8.swe'),
+  data: process.env.SWE_SHARED_DATA ?? join(root, '../shared/data'),
+  rounds: '7',
+  'min-time': '0.5',
+  warmup: '0.3',
+  native: join(root, 'build/native/bench/wasm_vs_native'),
+});
+const rounds = Number(args.rounds);
+const minTime = Number(args['min-time']);
+const warmup = Number(args.warmup);
+for (const [what, path] of [['model', args.model], ['native bench (cmake --preset native)', args.native]]) {
+  if (!existsSync(path)) fail(`${what} not found: ${path}`);
+}
+
+const sentences = readSentences(join(args.data, 'eval/sts/stsbenchmark/sts-dev.csv'));
+const textBytes = sentences.reduce((n, s) => n + Buffer.byteLength(s), 0);
+const tmp = mkdtempSync(join(tmpdir(), 'swe-bench-'));
+const sentencesFile = join(tmp, 'sentences.txt');
+writeFileSync(sentencesFile, sentences.join('\n') + '\n');
+
+const { loadModel, version } = await import(join(root, 'js/src/index.js'));
+const modelBytes = readFileSync(args.model);
+
+// Warm up the wasm side (V8 compiles with a baseline tier first and optimises hot functions later).
+let model = await loadModel(modelBytes);
+for (const start = performance.now(); performance.now() - start < 1000;) model.encode(sentences);
+
+const wasm = { load: [], rate: [], rateNew: [] };
+const out = new Float32Array(sentences.length * model.dims);
+const timeEncode = (options) => {
+  let encoded = 0;
+  const start = performance.now();
+  do {
+    model.encode(sentences, options);
+    encoded += sentences.length;
+  } while (performance.now() - start < minTime * 1000);
+  return encoded / ((performance.now() - start) / 1000);
+};
+const native = { load: [], rate: [] };
+let kernels = '';
+for (let r = 0; r < rounds; ++r) {
+  const result = JSON.parse(execFileSync(args.native, [args.model, sentencesFile, '--repeats', '1', '--min-time',
+                                                    String(minTime), '--warmup', String(warmup)], { encoding: 'utf8' }));
+  native.load.push(result.load_ms);
+  native.rate.push(result.encode_sentences_per_s);
+  kernels = result.kernels;
+
+  model.dispose();
+  const t0 = performance.now();
+  model = await loadModel(modelBytes);
+  wasm.load.push(performance.now() - t0);
+  for (const start = performance.now(); performance.now() - start < warmup * 1000;) model.encode(sentences);
+  wasm.rate.push(timeEncode({ out }));
+  wasm.rateNew.push(timeEncode({}));
+  if (process.env.SWE_BENCH_VERBOSE) {
+    console.error(`round ${r}: native ${Math.round(native.rate.at(-1))}, wasm ${Math.round(wasm.rate.at(-1))}`);
+  }
+}
+const dims = model.dims;
+model.dispose();
+rmSync(tmp, { recursive: true, force: true });
+
+const summary = (impl, m, extra) => ({
+  impl, ...extra, model: args.model.replace(root + '/', ''), model_bytes: modelBytes.length, dims,
+  sentences: sentences.length, text_bytes: textBytes, rounds, load_ms: round(median(m.load), 2),
+  encode_sentences_per_s: Math.round(median(m.rate)),
+  encode_mb_per_s: round(median(m.rate) * textBytes / sentences.length / 1e6, 2),
+});
+const n = summary('native', native, { kernels });
+const w = summary('wasm', wasm, { kernels: 'wasm128', node: process.version, swe: await version(),
+                                 encode_new_array_sentences_per_s: Math.round(median(wasm.rateNew)) });
+const ratio = round(n.encode_sentences_per_s / w.encode_sentences_per_s, 2);
+console.log(JSON.stringify(n));
+console.log(JSON.stringify(w));
+console.log(JSON.stringify({ comparison: 'native/wasm', encode_throughput_ratio: ratio,
+                             load_time_ratio: round(w.load_ms / n.load_ms, 2) }));
+console.error(`${sentences.length} sentences (${textBytes} bytes), ${dims} dims, ${rounds} rounds, medians`);
+console.error(`  native (${kernels}): ${fmt(n.encode_sentences_per_s)} sentences/s, load ${n.load_ms} ms`);
+console.error(`  wasm (Node ${process.version}): ${fmt(w.encode_sentences_per_s)} sentences/s into a reused array ` +
+              `(${fmt(w.encode_new_array_sentences_per_s)} with a new array per call), load ${w.load_ms} ms`);
+console.error(`  native is ${ratio}x the wasm throughput (target: at most 2x)`);
+
+function readSentences(path) {
+  const seen = new Set();
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const cols = line.split('\t');
+    if (cols.length < 7) continue;
+    for (const s of [cols[5], cols[6]]) if (s.trim() !== '') seen.add(s);
+  }
+  return [...seen];
+}
+
+function parseArgs(argv, defaults) {
+  const out = { ...defaults };
+  for (let i = 0; i < argv.length; ++i) {
+    const name = argv[i].replace(/^--/, '');
+    if (!(name in defaults) || i + 1 >= argv.length) fail(`unknown option or missing value: ${argv[i]}`);
+    out[name] = argv[++i];
+  }
+  return out;
+}
+
+function median(values) { return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]; }
+function round(x, digits) { return Number(x.toFixed(digits)); }
+function fmt(x) { return x.toLocaleString('en-US'); }
+function fail(message) { console.error(`wasm_vs_native: ${message}`); process.exit(1); }

@@ -1,0 +1,222 @@
+// Model: a loaded .swe model in the wasm heap (C API handle), encoding texts into sentence vectors.
+import { align8, checkTexts, describe } from './wasm.js';
+import { Index, openIndex } from './search-index.js';
+
+const kChunkBytes = 1 << 20;  // UTF-8 bound of the texts encoded per call into the core
+const kChunkTexts = 4096;
+const kMatchNames = ['exact', 'folded', 'stripped', 'prefix', 'unknown'];
+
+// Frees a handle when its JS object was garbage-collected without dispose(): a safety net only.
+const registry = new FinalizationRegistry(({ wasm, ptr }) => wasm.m._swe_model_free(ptr));
+
+export class Model {
+  #wasm;
+  #ptr;
+  #info = null;
+
+  /** @internal Use loadModel(). */
+  constructor(wasm, ptr) {
+    this.#wasm = wasm;
+    this.#ptr = ptr;
+    registry.register(this, { wasm, ptr }, this);
+  }
+
+  /** Dimensions of the model's vectors. */
+  get dims() { return this.#wasm.m._swe_model_get_dims(this.handle()); }
+
+  /** Number of vocabulary words. */
+  get vocabSize() { return this.#wasm.m._swe_model_get_vocab_size(this.handle()); }
+
+  /** The model's description (name, dims, dtype, provenance, tokenizer settings, ...), parsed once. */
+  get info() {
+    if (this.#info === null) {
+      this.#info = deepFreeze(JSON.parse(this.#wasm.string(this.#wasm.m._swe_model_get_info_json(this.handle()))));
+    }
+    return this.#info;
+  }
+
+  /** True once dispose() was called. */
+  get disposed() { return this.#ptr === 0; }
+
+  /**
+   * Sentence vectors of `texts` (a string or an array of strings): a Float32Array of
+   * texts.length × dims floats, row-major. Text without a known word gives a zero row.
+   * options.dims keeps only the first dims dimensions (renormalised); options.out, a Float32Array of
+   * at least that many floats, receives the vectors instead of a new array (and is returned) — for
+   * hot loops, where allocating the result costs as much as encoding short texts.
+   */
+  encode(texts, options = {}) {
+    const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'encode');
+    const dims = this.encodeDims(options, 'encode');
+    const out = outputArray(options.out, list.length * dims);
+    this.encodeChunks(list, dims, 0, (start, count, vectors) => {
+      out.set(new Float32Array(this.#wasm.u8.buffer, vectors, count * dims), start * dims);
+    });
+    return out;
+  }
+
+  /** Cosine similarity of the vectors of two texts, in [-1, 1] (0 when either has no known word). */
+  similarity(a, b, options = {}) {
+    checkString(a, 'similarity: a');
+    checkString(b, 'similarity: b');
+    const wasm = this.#wasm;
+    const params = this.encodeParams(options, 'similarity');
+    const bytes = align8(a.length * 3) + b.length * 3;
+    return wasm.withScratch(16 + bytes, (p) => {
+      new Uint32Array(wasm.u8.buffer, p, 1)[0] = params;
+      const aPtr = p + 16;
+      const aSize = wasm.writeText(a, aPtr);
+      const bPtr = aPtr + align8(aSize);
+      const bSize = wasm.writeText(b, bPtr);
+      wasm.check(wasm.m._swe_model_compute_similarity(this.handle(), aPtr, aSize, bPtr, bSize, p, p + 8),
+                 'similarity');
+      return new Float32Array(wasm.u8.buffer, p + 8, 1)[0];
+    });
+  }
+
+  /**
+   * The words of `text` in order and how each matched the vocabulary: [{word, start, end, row,
+   * match}], start/end indices into the JS string, row -1 and match "unknown" for skipped words.
+   */
+  tokenize(text) {
+    checkString(text, 'tokenize');
+    const wasm = this.#wasm;
+    const capacity = text.length * 3 + 1;  // a word has at least one byte
+    return wasm.withScratch(8 + align8(text.length * 3) + 16 * capacity, (p) => {
+      const textPtr = p + 8;
+      const size = wasm.writeText(text, textPtr);
+      const tokensPtr = textPtr + align8(size);
+      wasm.check(wasm.m._swe_model_analyze_text(this.handle(), textPtr, size, tokensPtr, capacity, p), 'tokenize');
+      const n = new Uint32Array(wasm.u8.buffer, p, 1)[0];
+      const fields = new Int32Array(wasm.u8.buffer, tokensPtr, 4 * n);
+      const toIndex = byteToIndexMapper(text);
+      const out = [];
+      for (let i = 0; i < n; ++i) {
+        const start = toIndex(fields[4 * i]);
+        const end = toIndex(fields[4 * i + 1]);
+        out.push({ word: text.slice(start, end), start, end, row: fields[4 * i + 2],
+                   match: kMatchNames[fields[4 * i + 3]] ?? 'unknown' });
+      }
+      return out;
+    });
+  }
+
+  /**
+   * A new empty search index for this model's vectors. options.dtype "f32" (default) or "int8";
+   * options.dims as in encode(); options.ids "number" (default) or "bigint" for the type of ids.
+   */
+  createIndex(options = {}) {
+    const dims = this.encodeDims(options, 'createIndex');
+    const dtype = options.dtype ?? 'f32';
+    const code = { f32: 0, int8: 2 }[dtype];
+    if (code === undefined) throw new TypeError(`createIndex: dtype must be "f32" or "int8", not ${JSON.stringify(dtype)}`);
+    return openIndex(this.#wasm, this, options, 'createIndex', (out) => this.#wasm.m._swe_index_create(dims, code, out));
+  }
+
+  /** An index saved with Index.save(), checked against this model. options.ids as in createIndex(). */
+  loadIndex(bytes, options = {}) {
+    return Index.load(this.#wasm, this, bytes, options);
+  }
+
+  /** Frees the model's memory in the wasm heap. Further use throws; calling it again does nothing. */
+  dispose() {
+    if (this.#ptr === 0) return;
+    registry.unregister(this);
+    this.#wasm.m._swe_model_free(this.#ptr);
+    this.#ptr = 0;
+  }
+
+  /** @internal The C handle; throws once disposed. */
+  handle() {
+    if (this.#ptr === 0) throw new Error('swe: the model was disposed');
+    return this.#ptr;
+  }
+
+  /** @internal Encode dims for options.dims (0 or absent: all), validated. */
+  encodeDims(options, what) {
+    const dims = this.#wasm.m._swe_model_get_encode_dims(this.handle(), 0);
+    const wanted = this.encodeParams(options, what);
+    if (wanted > dims) throw new RangeError(`${what}: dims ${wanted} exceeds the model's ${dims}`);
+    return wanted === 0 ? dims : wanted;
+  }
+
+  /** @internal options.dims as the swe_encode_params value (0 = all). */
+  encodeParams(options, what) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
+    }
+    const dims = options.dims ?? 0;
+    if (!Number.isInteger(dims) || dims < 0 || dims > 0xffffffff) {
+      throw new TypeError(`${what}: options.dims must be a non-negative integer`);
+    }
+    return dims;
+  }
+
+  /**
+   * @internal Encodes `texts` with `dims` dimensions in chunks into the heap and calls
+   * visit(start, count, vectorsPtr, extraPtr) for each, with `extra` bytes per text of 8-aligned
+   * room at extraPtr (e.g. for ids). visit must not use the scratch area.
+   */
+  encodeChunks(texts, dims, extra, visit) {
+    const wasm = this.#wasm;
+    for (let start = 0; start < texts.length;) {
+      let end = start;
+      let bound = 0;
+      while (end < texts.length && end - start < kChunkTexts &&
+             (end === start || bound + texts[end].length * 3 <= kChunkBytes)) {
+        bound += texts[end].length * 3;
+        ++end;
+      }
+      const count = end - start;
+      const recordsAt = 8;
+      const extraAt = recordsAt + 8 * count;
+      const vectorsAt = extraAt + align8(extra * count);
+      const bytesAt = vectorsAt + align8(4 * dims * count);
+      wasm.withScratch(bytesAt + bound, (p) => {
+        new Uint32Array(wasm.u8.buffer, p, 1)[0] = dims;
+        wasm.writeTexts(texts.slice(start, end), p + recordsAt, p + bytesAt);
+        wasm.check(wasm.m._swe_model_encode_batch(this.handle(), p + recordsAt, count, p, p + vectorsAt,
+                                                  count * dims), 'encode');
+        visit(start, count, p + vectorsAt, p + extraAt);
+      });
+      start = end;
+    }
+  }
+}
+
+function outputArray(out, length) {
+  if (out === undefined) return new Float32Array(length);
+  if (!(out instanceof Float32Array)) throw new TypeError(`encode: options.out must be a Float32Array, got ${describe(out)}`);
+  if (out.length < length) throw new RangeError(`encode: options.out holds ${out.length} floats, ${length} are needed`);
+  return out;
+}
+
+function checkString(value, what) {
+  if (typeof value !== 'string') throw new TypeError(`${what}: expected a string, got ${describe(value)}`);
+}
+
+// A function from increasing UTF-8 byte offsets of `text` (as TextEncoder writes it) to string indices.
+function byteToIndexMapper(text) {
+  let index = 0;
+  let byte = 0;
+  return (target) => {
+    if (target < byte) { index = 0; byte = 0; }
+    while (byte < target && index < text.length) {
+      const unit = text.charCodeAt(index);
+      if (unit < 0x80) { byte += 1; index += 1; } else if (unit < 0x800) { byte += 2; index += 1; } else if (
+        unit >= 0xd800 && unit < 0xdc00 && index + 1 < text.length &&
+        (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+        byte += 4; index += 2;  // a surrogate pair: one 4-byte code point
+      } else { byte += 3; index += 1; }  // includes lone surrogates, written as U+FFFD
+    }
+    return index;
+  };
+}
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+    Object.freeze(value);
+  }
+  return value;
+}

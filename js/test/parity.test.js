@@ -1,0 +1,49 @@
+// Parity: the same model and texts give bit-identical vectors natively (`swe encode`) and in wasm,
+// over the STS-B dev sentences (a few thousand real sentences), for every table dtype (so every
+// wasm kernel: f32, f16 and int8 gather), with and without dimension truncation. docs/FORMAT.md,
+// "Determinism", says why they can agree exactly; no tolerance is allowed here.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { loadModel } from '../src/index.js';
+import { bitDifferences, fixtureModels, nativeVectors, placeholderModel, stsSentences } from './helpers.js';
+
+const sentences = stsSentences();
+
+test('the STS-B dev set gives a few thousand sentences', () => {
+  assert.ok(sentences.length >= 2000, `${sentences.length} sentences`);
+});
+
+async function checkParity(path, options = {}) {
+  const model = await loadModel(path);
+  try {
+    const dims = options.dims ?? model.dims;
+    const wasm = model.encode(sentences, options);
+    const native = nativeVectors(path, sentences, options.dims ? ['--dims', String(options.dims)] : []);
+    assert.equal(wasm.length, sentences.length * dims);
+    assert.equal(native.length, wasm.length);
+    assert.equal(bitDifferences(wasm, native), 0, 'wasm and native vectors differ');
+    let nonZero = 0;
+    for (let r = 0; r < sentences.length; ++r) if (wasm[r * dims] !== 0) ++nonZero;
+    assert.ok(nonZero > sentences.length * 0.9, 'most sentences should have known words');
+  } finally {
+    model.dispose();
+  }
+}
+
+for (const dtype of ['f32', 'f16', 'int8']) {
+  test(`wasm and native vectors are bit-identical (${dtype} table)`, async () => {
+    await checkParity(fixtureModels()[dtype]);
+  });
+}
+
+test('wasm and native vectors are bit-identical with --dims truncation', async () => {
+  await checkParity(fixtureModels().int8, { dims: 21 });
+});
+
+test('wasm and native vectors are bit-identical on the default model', {
+  skip: existsSync(placeholderModel) ? false : `${placeholderModel} not built (scripts/make-placeholder-model.sh)`,
+}, async () => {
+  await checkParity(placeholderModel);
+});
