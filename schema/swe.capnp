@@ -51,12 +51,19 @@ struct Subword {
   maxPieceBytes @7 :UInt32;         # wordPiece: longest piece considered (0 = no limit)
 }
 
+enum TokenUnits {
+  words @0;          # the paper's rule: whole words are rows (subword pieces only as a prefix fallback)
+  subwordPieces @1;  # every word is split into subword pieces and each piece is a row (Model2Vec models);
+                     # such files set header flag 1, so readers that predate this mode reject them
+}
+
 struct Tokenizer {
   foldCase @0 :Bool = true;         # look up the case-folded word when the exact word is unknown
   stripAccents @1 :Bool = false;    # also try the accent-stripped, folded word
   cjk @2 :CjkMode = characters;
   maxTokens @3 :UInt32 = 0;         # words considered per text; 0 = no limit
   subword @4 :Subword;              # out-of-vocabulary fallback and CJK segmentation
+  units @5 :TokenUnits = words;     # what a vocabulary row stands for (docs/TOKENIZER.md)
 }
 
 struct KeyValue {

@@ -5,9 +5,10 @@
 set -euo pipefail
 packages=(build-essential cmake git python3 ca-certificates
           capnproto libcapnp-dev libzstd-dev zstd googletest libgtest-dev
-          nlohmann-json3-dev unicode-data clang libclang-rt-14-dev
+          nlohmann-json3-dev libeigen3-dev unicode-data clang libclang-rt-14-dev
           libtorch-dev libopenblas0-pthread libicu-dev
-          emscripten dpkg-dev)  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
+          emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
+          chromium)  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
 missing=()
 # Node.js may come from elsewhere than Debian (the machines here have Node 20 with its own npm).
 command -v node >/dev/null || missing+=(nodejs)

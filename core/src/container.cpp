@@ -89,7 +89,7 @@ uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
 }
 
 Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits,
-            std::vector<uint64_t>* message, uint32_t* checksum) {
+            std::vector<uint64_t>* message, uint32_t* checksum, uint32_t known_flags, uint32_t* flags_out) {
   if (data == nullptr && size != 0) return InvalidArgument("null buffer");
   if (size < kHeaderSize || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
     return Corrupt(size < kHeaderSize && size >= 8 && std::memcmp(data, kMagic, 8) == 0
@@ -107,7 +107,7 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
     return InvalidArgument(std::string("this is a .swe ") + KindName(kind) + " file, not a " +
                            KindName(uint32_t(expected)) + " file");
   }
-  if (flags != 0) return Unsupported("unknown header flags " + std::to_string(flags));
+  if ((flags & ~known_flags) != 0) return Unsupported("unknown header flags " + std::to_string(flags & ~known_flags));
   if (frame_size != size - kHeaderSize) {
     return Corrupt("truncated or padded file: header says " + std::to_string(frame_size) +
                    " payload bytes, file has " + std::to_string(size - kHeaderSize));
@@ -135,10 +135,12 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
     return Corrupt(std::string("zstd: ") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short payload"));
   }
   *checksum = crc;
+  if (flags_out != nullptr) *flags_out = flags;
   return Status::Ok();
 }
 
-Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std::vector<uint8_t>* out) {
+Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std::vector<uint8_t>* out,
+            uint32_t flags) {
   if (size % 8 != 0 || size == 0) return Internal("message size is not a whole number of words");
   try {
     std::vector<uint8_t> frame;
@@ -158,7 +160,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
     Put64(out, size);
     Put64(out, frame.size());
     Put32(out, Crc32c(frame.data(), frame.size()));
-    Put32(out, 0);  // flags
+    Put32(out, flags);
     out->insert(out->end(), frame.begin(), frame.end());
   } catch (const std::bad_alloc&) {
     return TooLarge("out of memory while writing");

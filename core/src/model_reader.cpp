@@ -104,6 +104,15 @@ Status ReadTokenizer(schema::Tokenizer::Reader t, const ReadLimits& limits, Toke
   if (out->cjk == CjkMode::kSubwords && out->subword.kind == SubwordKind::kNone) {
     return Corrupt("CJK subword mode needs a subword vocabulary");
   }
+  const uint16_t units = static_cast<uint16_t>(t.getUnits());
+  if (units > static_cast<uint16_t>(TokenUnits::kSubwordPieces)) {
+    return Unsupported("unknown token units " + std::to_string(units));
+  }
+  out->units = static_cast<TokenUnits>(units);
+  if (out->units == TokenUnits::kSubwordPieces &&
+      (out->subword.kind == SubwordKind::kNone || out->cjk == CjkMode::kSubwords)) {
+    return Corrupt("subword-piece units need a subword vocabulary and a CJK mode other than subwords");
+  }
   return Status::Ok();
 }
 
@@ -197,10 +206,15 @@ Status ModelReader::Read(const uint8_t* data, size_t size, const ReadLimits& lim
   out->reset();
   try {
     std::unique_ptr<Model> m(new Model());
-    SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kModel, limits, &m->storage_, &m->checksum_));
+    uint32_t flags = 0;
+    SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kModel, limits, &m->storage_, &m->checksum_,
+                                        container::kFlagSubwordPieces, &flags));
     m->file_size_ = size;
     m->kernels_ = &simd::Active();
     SWE_RETURN_IF_ERROR(Decode(limits, m.get()));
+    if (((flags & container::kFlagSubwordPieces) != 0) != (m->tokenizer_.units == TokenUnits::kSubwordPieces)) {
+      return Corrupt("the header's subword-pieces flag and the tokenizer's units disagree");
+    }
     *out = std::move(m);
     return Status::Ok();
   } catch (const kj::Exception& e) {

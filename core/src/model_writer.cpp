@@ -68,6 +68,13 @@ Status Validate(const ModelContents& c, DType dtype) {
     }
   }
   const SubwordVocab& sub = c.tokenizer.subword;
+  if (c.tokenizer.units != TokenUnits::kWords && c.tokenizer.units != TokenUnits::kSubwordPieces) {
+    return InvalidArgument("unknown token units");
+  }
+  if (c.tokenizer.units == TokenUnits::kSubwordPieces &&
+      (sub.kind == SubwordKind::kNone || c.tokenizer.cjk == CjkMode::kSubwords)) {
+    return InvalidArgument("subword-piece units need a subword vocabulary and a CJK mode other than subwords");
+  }
   if (sub.kind != SubwordKind::kNone) {
     if (sub.pieces.empty()) return InvalidArgument("the subword vocabulary is empty");
     SWE_RETURN_IF_ERROR(CheckStrings(sub.pieces, "subword piece"));
@@ -156,6 +163,7 @@ void SetTokenizer(schema::Tokenizer::Builder t, const TokenizerConfig& config) {
   t.setStripAccents(config.strip_accents);
   t.setCjk(static_cast<schema::CjkMode>(config.cjk));
   t.setMaxTokens(config.max_tokens);
+  t.setUnits(static_cast<schema::TokenUnits>(config.units));
   const SubwordVocab& sub = config.subword;
   schema::Subword::Builder s = t.initSubword();
   s.setKind(static_cast<schema::SubwordKind>(sub.kind));
@@ -212,7 +220,9 @@ Status WriteModel(const ModelContents& contents, const WriteOptions& options, st
     SetProvenance(root.initProvenance(), contents.provenance);
     kj::Array<capnp::word> flat = capnp::messageToFlatArray(message);
     kj::ArrayPtr<const kj::byte> bytes = flat.asBytes();
-    return container::Seal(container::Kind::kModel, bytes.begin(), bytes.size(), options.zstd_level, out);
+    const uint32_t flags =
+        contents.tokenizer.units == TokenUnits::kSubwordPieces ? container::kFlagSubwordPieces : 0;
+    return container::Seal(container::Kind::kModel, bytes.begin(), bytes.size(), options.zstd_level, out, flags);
   } catch (const kj::Exception& e) {
     return Internal(std::string("capnp: ") + e.getDescription().cStr());
   } catch (const std::bad_alloc&) {

@@ -1,6 +1,7 @@
 // The word tokenizer: docs/TOKENIZER.md states the rule this file implements; keep them in sync.
 #include "swe/tokenizer.h"
 
+#include <algorithm>
 #include <array>
 
 #include "swe/subword.h"
@@ -45,6 +46,7 @@ enum class Kind : uint8_t {
   kSingle,   // one symbol or CJK character: steps 2 and 3
   kInvalid,  // one invalid byte, read as U+FFFD: steps 2 and 3
   kPiece,    // a subword piece of a CJK run (CjkMode::kSubwords): step 2 only
+  kPunct,    // one punctuation character (kept only with TokenUnits::kSubwordPieces)
 };
 
 struct Span {
@@ -57,8 +59,10 @@ struct Span {
 // Step 1: splits text into spans of the original bytes. Scratch buffers are reused across calls.
 class Splitter {
  public:
-  Splitter(CjkMode cjk, const SubwordTokenizer* subword)
-      : cjk_(cjk), subword_(subword != nullptr && subword->enabled() ? subword : nullptr) {}
+  // `keep_punct`: punctuation characters are tokens of their own instead of separators (as BERT's
+  // pre-tokenizer does; TokenUnits::kSubwordPieces).
+  Splitter(CjkMode cjk, const SubwordTokenizer* subword, bool keep_punct = false)
+      : cjk_(cjk), subword_(subword != nullptr && subword->enabled() ? subword : nullptr), keep_punct_(keep_punct) {}
 
   // Calls emit(const Span&) for each word in text order until it returns false.
   template <class Emit>
@@ -68,6 +72,10 @@ class Splitter {
     while (i < n) {
       const uint8_t byte = kBytes[static_cast<uint8_t>(text[i])];
       if (byte == static_cast<uint8_t>(CharClass::kSpace) || byte == static_cast<uint8_t>(CharClass::kPunct)) {
+        if (keep_punct_ && byte == static_cast<uint8_t>(CharClass::kPunct) &&
+            !emit(Span{U32(i), U32(i + 1), Kind::kPunct, true, false})) {
+          return;
+        }
         ++i;
         continue;
       }
@@ -84,7 +92,10 @@ class Splitter {
       }
       switch (unicode::Classify(c)) {
         case CharClass::kSpace:
+          i = next;
+          break;
         case CharClass::kPunct:
+          if (keep_punct_ && !emit(Span{U32(i), U32(next), Kind::kPunct, false, false})) return;
           i = next;
           break;
         case CharClass::kSymbol:
@@ -177,6 +188,7 @@ class Splitter {
 
   CjkMode cjk_;
   const SubwordTokenizer* subword_;
+  bool keep_punct_;
   std::string normalized_, char_;
   std::vector<uint32_t> source_end_, ends_;
 };
@@ -185,10 +197,15 @@ class Splitter {
 
 struct Tokenizer::Impl {
   explicit Impl(const Model& m)
-      : model(m), config(m.tokenizer_config()), subword(m.subword()), splitter(config.cjk, &m.subword()) {}
+      : model(m),
+        config(m.tokenizer_config()),
+        subword(m.subword()),
+        splitter(config.cjk, &m.subword(), config.units == TokenUnits::kSubwordPieces) {}
 
   template <class Sink>
   void Run(std::string_view text, Sink&& sink);
+  template <class Sink>
+  bool Pieces(std::string_view text, const Span& span, Sink& sink, uint32_t* count);
   int64_t Resolve(std::string_view text, const Span& span, Match* match);
   int64_t Lookup(std::string_view word, bool ascii, bool upper, Match* match);
   int64_t Prefix(std::string_view word);
@@ -197,14 +214,18 @@ struct Tokenizer::Impl {
   const TokenizerConfig& config;
   const SubwordTokenizer& subword;
   Splitter splitter;
-  std::string folded, stripped, normalized;
-  std::vector<uint32_t> ends;
+  std::string folded, stripped, normalized, normalized_char;
+  std::vector<uint32_t> ends, piece_ids, source_end;
 };
 
 template <class Sink>
 void Tokenizer::Impl::Run(std::string_view text, Sink&& sink) {
   const uint32_t max_tokens = config.max_tokens;
   uint32_t count = 0;
+  if (config.units == TokenUnits::kSubwordPieces) {
+    splitter.Run(text, [&](const Span& span) { return Pieces(text, span, sink, &count); });
+    return;
+  }
   splitter.Run(text, [&](const Span& span) {
     Match match = Match::kUnknown;
     const int64_t id = Resolve(text, span, &match);
@@ -221,6 +242,47 @@ int64_t Tokenizer::Impl::Resolve(std::string_view text, const Span& span, Match*
   const int64_t prefix = Prefix(word);
   if (prefix >= 0) *match = Match::kPrefix;
   return prefix;
+}
+
+// TokenUnits::kSubwordPieces: the span normalised the teacher's way (character by character,
+// remembering which original character each normalised byte came from), split into pieces; each piece
+// is the row of the piece's own text (continuation prefix included), looked up exactly. A span that
+// cannot be split (WordPiece's [UNK], or a WordPiece word over 100 code points) and unknown unigram
+// characters are unknown. max_tokens counts the known pieces. Returns false to stop.
+template <class Sink>
+bool Tokenizer::Impl::Pieces(std::string_view text, const Span& span, Sink& sink, uint32_t* count) {
+  if (span.kind == Kind::kInvalid) {  // BERT's clean_text drops U+FFFD: never a piece
+    sink(span, -1, Match::kUnknown);
+    return true;
+  }
+  normalized.clear();
+  source_end.clear();
+  size_t chars = 0;
+  for (size_t p = span.begin; p < span.end; ++chars) {
+    size_t next = p;
+    unicode::DecodeNext(text, &next);
+    subword.Normalize(text.substr(p, next - p), &normalized_char);
+    normalized += normalized_char;
+    source_end.resize(normalized.size(), static_cast<uint32_t>(next));
+    p = next;
+  }
+  ends.clear();
+  piece_ids.clear();
+  const bool too_long = config.subword.kind == SubwordKind::kWordPiece && chars > kMaxFallbackChars;
+  if (too_long || normalized.empty() || !subword.Split(normalized, &ends, &piece_ids)) {
+    sink(span, -1, Match::kUnknown);
+    return true;
+  }
+  uint32_t begin = span.begin;
+  for (size_t j = 0; j < ends.size(); ++j) {
+    const uint32_t end = ends[j] == 0 ? begin : std::max(begin, source_end[ends[j] - 1]);
+    const uint32_t piece = piece_ids[j];
+    const int64_t row = piece < config.subword.pieces.size() ? model.find(config.subword.pieces[piece]) : -1;
+    sink(Span{begin, end, Kind::kPiece, false, false}, row, row >= 0 ? Match::kExact : Match::kUnknown);
+    begin = end;
+    if (row >= 0 && config.max_tokens != 0 && ++*count >= config.max_tokens) return false;
+  }
+  return true;
 }
 
 // Step 2: the word as written, then case-folded, then folded and accent-stripped.
@@ -327,7 +389,7 @@ void Tokenizer::Analyze(std::string_view text, std::vector<Token>* tokens) {
 
 void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
                 std::vector<std::string>* words) {
-  Splitter splitter(config.cjk, subword);
+  Splitter splitter(config.cjk, subword, config.units == TokenUnits::kSubwordPieces);
   const uint32_t max_tokens = config.max_tokens;
   uint32_t count = 0;
   splitter.Run(text, [&](const Span& span) {

@@ -15,7 +15,7 @@ namespace swe::cli {
 namespace {
 
 constexpr const char* kConvertUsage =
-    "usage: swe convert --from glove-json|word2vec IN -o OUT.swe [options]\n"
+    "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
     "\n"
     "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
     "(punctuation entries such as ',' can never be looked up), drops repeats and takes the first N in the\n"
@@ -24,6 +24,9 @@ constexpr const char* kConvertUsage =
     "formats:\n"
     "  glove-json   the wink-embeddings JSON layout ({\"dimensions\", \"words\", \"vectors\": {word: [...]}})\n"
     "  word2vec     text: an optional 'ROWS DIMS' line, then 'word v1 ... vD' lines (GloVe's text too)\n"
+    "  model2vec    a Model2Vec model folder (model.safetensors + tokenizer.json; f32/f16/int8 and\n"
+    "               vocabulary-quantized): token embeddings, so the model splits every word into the\n"
+    "               teacher's subword tokens (docs/TOKENIZER.md); --top does not apply\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the model to write (required)\n"
@@ -99,11 +102,12 @@ int RunConvert(const Args& args) {
   if (parsed.positional.size() != 1) throw UsageError("expected one input file", command);
   if (!parsed.has("output")) throw UsageError("-o OUT.swe is required", command);
   const std::string format = parsed.get("from");
-  if (format != "glove-json" && format != "word2vec") {
-    throw UsageError(parsed.has("from") ? "--from must be glove-json or word2vec, not '" + format + "'"
-                                        : "--from glove-json|word2vec is required",
+  if (format != "glove-json" && format != "word2vec" && format != "model2vec") {
+    throw UsageError(parsed.has("from") ? "--from must be glove-json, word2vec or model2vec, not '" + format + "'"
+                                        : "--from glove-json|word2vec|model2vec is required",
                      command);
   }
+  if (format == "model2vec" && parsed.has("top")) throw UsageError("--top does not apply to model2vec", command);
   const size_t top = parsed.has("top") ? ParseCount(parsed.get("top"), "--top", 1, 100'000'000) : 0;
   WriteOptions options;
   options.dtype = ParseDtype(parsed.get("dtype", "f32"), command);
@@ -112,19 +116,35 @@ int RunConvert(const Args& args) {
 
   auto start = std::chrono::steady_clock::now();
   ModelContents contents;
-  WordFilter keep = SingleWordFilter(contents.tokenizer);
-  WordVectors source = format == "glove-json" ? ReadGloveJson(input, keep, top) : ReadWord2VecText(input, keep, top);
-  if (source.words.empty()) throw CliError(1, input + ": no usable words");
-
-  contents.words = std::move(source.words);
-  contents.dims = source.dims;
-  contents.vectors = std::move(source.vectors);
-  contents.normalize = !parsed.has("no-normalize");
+  WordVectors source;
+  Model2VecModel m2v;
+  if (format == "model2vec") {
+    m2v = ReadModel2Vec(input);
+    if (m2v.words.empty()) throw CliError(1, input + ": no usable tokens");
+    contents.words = std::move(m2v.words);
+    contents.dims = m2v.dims;
+    contents.vectors = std::move(m2v.vectors);
+    contents.tokenizer = m2v.tokenizer;
+    contents.normalize = m2v.normalize && !parsed.has("no-normalize");
+    source.entries = m2v.tokens;
+  } else {
+    WordFilter keep = SingleWordFilter(contents.tokenizer);
+    source = format == "glove-json" ? ReadGloveJson(input, keep, top) : ReadWord2VecText(input, keep, top);
+    if (source.words.empty()) throw CliError(1, input + ": no usable words");
+    contents.words = std::move(source.words);
+    contents.dims = source.dims;
+    contents.vectors = std::move(source.vectors);
+    contents.normalize = !parsed.has("no-normalize");
+  }
   Provenance& p = contents.provenance;
   p.name = parsed.get("name", Stem(output));
   p.description = parsed.get("description", "Word vectors converted from " + BaseName(input) + " by swe convert");
-  p.teacher = parsed.get("teacher", "none: static word vectors, not distilled from a Sentence Transformer");
-  p.corpus = parsed.get("corpus", "unknown: converted from " + BaseName(input) + " (" + format + ")");
+  const bool m2v_format = format == "model2vec";
+  p.teacher = parsed.get("teacher", m2v_format ? "Model2Vec distillation of " +
+                                                     (m2v.base_model.empty() ? std::string("an unknown model") : m2v.base_model)
+                                               : "none: static word vectors, not distilled from a Sentence Transformer");
+  p.corpus = parsed.get("corpus", m2v_format ? "none: Model2Vec embeds the tokenizer's vocabulary without a corpus"
+                                             : "unknown: converted from " + BaseName(input) + " (" + format + ")");
   p.recipe = "swe convert --from " + format + (top ? " --top " + std::to_string(top) : std::string()) +
              " --dtype " + dtype_name(options.dtype) + (contents.normalize ? "" : " --no-normalize");
   p.created_by = std::string("swe convert ") + swe_version();
@@ -132,6 +152,10 @@ int RunConvert(const Args& args) {
   p.extra = {{"source_file", BaseName(input)},
              {"source_format", format},
              {"source_entries", std::to_string(source.entries)}};
+  if (m2v_format) {
+    p.extra.push_back({"source_dtype", m2v.table_dtype});
+    p.extra.push_back({"normalize_from", m2v.normalize_source});
+  }
 
   std::vector<uint8_t> bytes;
   Status status = WriteModel(contents, options, &bytes);

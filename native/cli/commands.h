@@ -16,5 +16,6 @@ int RunSimilarity(const Args& args);  // cmd_encode.cpp
 int RunSearch(const Args& args);      // cmd_search.cpp
 int RunIndex(const Args& args);       // cmd_search.cpp: index build | index query
 int RunConvert(const Args& args);     // cmd_convert.cpp
+int RunEval(const Args& args);        // cmd_eval.cpp
 
 }  // namespace swe::cli

@@ -33,3 +33,29 @@ WordVectors ReadGloveJson(const std::string& path, const WordFilter& keep, size_
 WordVectors ReadWord2VecText(const std::string& path, const WordFilter& keep, size_t top);
 
 }  // namespace swe::cli
+
+#include "swe/model.h"
+
+namespace swe::cli {
+
+// A Model2Vec model read for conversion (convert_model2vec.cpp): one row per token of the teacher's
+// tokenizer (special tokens left out), weights and the vocabulary-quantization mapping applied.
+struct Model2VecModel {
+  uint32_t dims = 0;
+  std::vector<std::string> words;  // the tokens' own text ("hello", "##ing", "\u2581play")
+  std::vector<float> vectors;
+  bool normalize = true;
+  std::string normalize_source;    // where `normalize` came from: config.json, ..., "default"
+  TokenizerConfig tokenizer;       // units = kSubwordPieces, the teacher's vocabulary as subword pieces
+  size_t tokens = 0;               // tokens in tokenizer.json
+  std::string table_dtype;         // the safetensors dtype of the embeddings
+  std::string base_model;          // config.json's tokenizer_name, if any
+};
+
+// Reads DIR (or DIR/0_StaticEmbedding): model.safetensors (tensor "embeddings", "0" or
+// "embedding.weight"; optional "weights" and "mapping"), tokenizer.json (WordPiece or Unigram), and
+// normalize from config.json / config_sentence_transformers.json / modules.json. Throws CliError naming
+// the file on anything missing, malformed or unsupported.
+Model2VecModel ReadModel2Vec(const std::string& dir);
+
+}  // namespace swe::cli

@@ -27,6 +27,7 @@ constexpr const char* kUsage =
     "  index build|query ...               build a search index file, or query one\n"
     "  tokenize MODEL TEXT                 show each word and how it matched the vocabulary\n"
     "  convert --from FORMAT IN -o OUT.swe convert word vectors (glove-json, word2vec) to a model\n"
+    "  eval MODEL... [--tasks LIST]        score models on STS, retrieval and classification sets\n"
     "\n"
     "options:\n"
     "  -h, --help     show help (also after a command: swe encode --help)\n"
@@ -40,7 +41,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"info", swe::cli::RunInfo},         {"encode", swe::cli::RunEncode}, {"similarity", swe::cli::RunSimilarity},
     {"search", swe::cli::RunSearch},     {"index", swe::cli::RunIndex},   {"tokenize", swe::cli::RunTokenize},
-    {"convert", swe::cli::RunConvert},
+    {"convert", swe::cli::RunConvert},   {"eval", swe::cli::RunEval},
 };
 
 int Run(int argc, char** argv) {

@@ -223,8 +223,18 @@ TEST_F(ModelReaderTest, RejectsAnIndexFileAsAModel) {
 }
 
 TEST_F(ModelReaderTest, RejectsUnknownFlags) {
-  Put32(36, 1);
+  Put32(36, 2);
   EXPECT_EQ(Read(bytes_).code(), StatusCode::kUnsupported);
+  Put32(36, 0x80000000u);
+  EXPECT_EQ(Read(bytes_).code(), StatusCode::kUnsupported);
+}
+
+// Flag 1 marks subword-piece models; on a word model it contradicts the message.
+TEST_F(ModelReaderTest, RejectsSubwordPiecesFlagOnWordModel) {
+  Put32(36, 1);
+  Status s = Read(bytes_);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_NE(s.message().find("subword-pieces flag"), std::string::npos) << s.ToString();
 }
 
 TEST_F(ModelReaderTest, RejectsTruncationAndPadding) {

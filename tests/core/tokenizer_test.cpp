@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -465,6 +466,79 @@ TEST(Tokenizer, Throughput) {
   EXPECT_GT(total, 0u);
   std::printf("tokenizer: %.2f M sentences/s, %.0f MB/s (%zu ids)\n", rounds * sentences.size() / secs / 1e6,
               bytes / secs / 1e6, total);
+}
+
+
+// TokenUnits::kSubwordPieces (Model2Vec-style models): every word is split into pieces, each piece is
+// a row looked up by its own text; punctuation characters are tokens too; unsplittable words are skipped.
+ModelContents PieceContents(const Strings& rows, SubwordVocab vocab) {
+  ModelContents c = Contents(rows);
+  c.tokenizer.subword = std::move(vocab);
+  c.tokenizer.units = TokenUnits::kSubwordPieces;
+  return c;
+}
+
+TEST(Tokenizer, SubwordPiecesWithWordPiece) {
+  SubwordVocab v;
+  v.kind = SubwordKind::kWordPiece;
+  v.pieces = {"[UNK]", "hello", "un", "##aff", "##able", "world", ",", "!", "##s"};
+  v.lowercase = true;
+  v.strip_accents = true;
+  auto m = BuildModel(PieceContents({"hello", "un", "##aff", "##able", "world", ",", "!"}, v));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "Hello, unaffable w\xC3\xB6rld!"),
+            (Strings{"Hello:exact:hello", ",:exact:,", "un:exact:un", "aff:exact:##aff", "able:exact:##able",
+                     "w\xC3\xB6rld:exact:world", "!:exact:!"}));
+  // A word WordPiece cannot cover is skipped whole ([UNK]); a piece without a row is skipped alone.
+  EXPECT_EQ(Analyzed(*m, "xyz worlds"), (Strings{"xyz:unknown:-", "world:exact:world", "s:unknown:-"}));
+  // Encoding is the mean of the pieces' rows: "unaffable" = un + ##aff + ##able.
+  std::vector<uint32_t> ids;
+  Tokenizer(*m).Encode("unaffable", &ids);
+  EXPECT_EQ(ids.size(), 3u);
+}
+
+TEST(Tokenizer, SubwordPiecesMaxTokensCountsKnownPieces) {
+  SubwordVocab v;
+  v.kind = SubwordKind::kWordPiece;
+  v.pieces = {"a", "b", "##b"};
+  ModelContents c = PieceContents({"a", "b", "##b"}, v);
+  c.tokenizer.max_tokens = 3;
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  std::vector<uint32_t> ids;
+  Tokenizer(*m).Encode("zz a bbb a", &ids);  // zz unknown, then a, b, ##b (3 known pieces): stop
+  EXPECT_EQ(ids, (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(Tokenizer, SubwordPiecesWithUnigram) {
+  // Each word is split as word_prefix + word, as a Metaspace pre-tokenizer does.
+  auto m = BuildModel(PieceContents({kWordStart + "play", "ing", "s", kWordStart}, TestUnigram()));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "Playings xyz"),
+            (Strings{"Play:exact:" + kWordStart + "play", "ing:exact:ing", "s:exact:s", ":exact:" + kWordStart,
+                     "x:unknown:-", "y:unknown:-", "z:unknown:-"}));
+}
+
+TEST(Tokenizer, SubwordPiecesNeedASubwordVocabulary) {
+  ModelContents c = Contents({"a"});
+  c.tokenizer.units = TokenUnits::kSubwordPieces;
+  std::vector<uint8_t> bytes;
+  EXPECT_EQ(WriteModel(c, WriteOptions(), &bytes).code(), StatusCode::kInvalidArgument);
+  c.tokenizer.subword = TestWordPiece(true);
+  c.tokenizer.cjk = CjkMode::kSubwords;
+  EXPECT_EQ(WriteModel(c, WriteOptions(), &bytes).code(), StatusCode::kInvalidArgument);
+  c.tokenizer.cjk = CjkMode::kCharacters;
+  ASSERT_TRUE(WriteModel(c, WriteOptions(), &bytes).ok());
+  uint32_t flags;
+  std::memcpy(&flags, bytes.data() + 36, 4);
+  EXPECT_EQ(flags, 1u);  // header flag 1: older readers reject the file instead of misreading it
+  std::unique_ptr<Model> m;
+  ASSERT_TRUE(ReadModel(bytes.data(), bytes.size(), &m).ok());
+  EXPECT_EQ(m->tokenizer_config().units, TokenUnits::kSubwordPieces);
+  EXPECT_EQ(m->ToContents().tokenizer.units, TokenUnits::kSubwordPieces);
+  flags = 0;
+  std::memcpy(bytes.data() + 36, &flags, 4);
+  EXPECT_EQ(ReadModel(bytes.data(), bytes.size(), &m).code(), StatusCode::kCorrupt);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -139,7 +140,7 @@ TEST_F(CliTest, HelpAndVersion) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("usage: swe"), std::string::npos);
   EXPECT_EQ(r.err, "");
-  for (const char* command : {"info", "encode", "similarity", "search", "index", "tokenize", "convert"}) {
+  for (const char* command : {"info", "encode", "similarity", "search", "index", "tokenize", "convert", "eval"}) {
     r = Run({command, "--help"});
     EXPECT_EQ(r.code, 0) << command;
     EXPECT_NE(r.out.find(std::string("usage: swe ") + command), std::string::npos) << command << ": " << r.out;
@@ -425,6 +426,45 @@ TEST_F(CliTest, BadInputs) {
   std::string model_bytes = ReadFile(P("model.swe"));
   WriteFile(*dir_ / "truncated.swe", model_bytes.substr(0, model_bytes.size() - 5));
   ExpectOneLineError(Run({"encode", P("truncated.swe"), P("docs.txt")}), 1, "truncated.swe: ");
+}
+
+// swe eval end to end on the real evaluation sets (../shared/data/eval), a quick subset with --limit.
+TEST_F(CliTest, EvalLimitedSubset) {
+  const std::string data = SWE_SHARED_DATA;
+  Result r = Run({"eval", P("model.swe"), P("other.swe"), "--tasks", "stsb,sick,tatoeba,subj,trec", "--limit", "40",
+                  "--data", data, "--threads", "2", "--json", P("eval.jsonl"), "--markdown", P("eval.md")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| task | metric | n | model | other |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| stsb | spearman | 40 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| sick | spearman | 80 |"), std::string::npos) << r.out;  // train + trial, 40 each
+  EXPECT_NE(r.out.find("| subj | accuracy | 80 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| tatoeba | accuracy/deu->eng |"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadFile(P("eval.md")), r.out);
+  std::vector<std::string> lines = Lines(ReadFile(P("eval.jsonl")));
+  ASSERT_EQ(lines.size(), 10u);  // 5 tasks x 2 models
+  for (const std::string& line : lines) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    EXPECT_TRUE(j["model"] == "model" || j["model"] == "other") << line;
+    EXPECT_TRUE(std::isfinite(j["score"].get<double>())) << line;
+    EXPECT_GE(j["score"].get<double>(), -100.0);
+    EXPECT_LE(j["score"].get<double>(), 100.0);
+  }
+  // Deterministic: the same run gives the same records (seconds aside).
+  Result again = Run({"eval", P("model.swe"), "--tasks", "subj", "--limit", "40", "--data", data, "--no-details"});
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out.find("| task | detail |"), std::string::npos);
+  const nlohmann::json first = nlohmann::json::parse(lines[3]);  // model, subj
+  EXPECT_EQ(first["task"], "subj");
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "| subj | accuracy | 80 | %.1f |", first["score"].get<double>());
+  EXPECT_NE(again.out.find(expected), std::string::npos) << again.out;
+}
+
+TEST_F(CliTest, EvalErrors) {
+  ExpectOneLineError(Run({"eval", P("model.swe"), "--tasks", "stsb,nope"}), 2, "unknown task 'nope'");
+  ExpectOneLineError(Run({"eval"}), 2, "expected at least one MODEL");
+  ExpectOneLineError(Run({"eval", P("model.swe"), "--tasks", "stsb", "--data", P("no-data")}), 1, "stsb: io:");
+  ExpectOneLineError(Run({"eval", P("missing.swe")}), 1, "missing.swe");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // swe-trainer: distils static word embeddings from a Sentence Transformer (see docs/TRAINER.md).
 //   swe-trainer train --recipe FILE.json [--force] [--device auto|cpu|cuda] [--threads N] [--quiet]
+//                     [--teacher KIND DIR]
 //   swe-trainer STAGE --recipe FILE.json [...]     STAGE: vocab sample extract pca refine export
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,9 @@ const char kUsage[] =
     "  --force           train: re-run every stage\n"
     "  --device DEV      auto | cpu | cuda | cuda:N (overrides the recipe)\n"
     "  --threads N       libtorch threads (overrides the recipe)\n"
+    "  --teacher KIND DIR  the teacher (overrides the recipe's teacher.kind and .path):\n"
+    "                    bert DIR (a Sentence Transformer) | use-lite DIR (Universal Sentence Encoder\n"
+    "                    Lite: bash scripts/fetch-use-lite.sh prints its DIR)\n"
     "  --quiet           no progress lines\n"
     "  --version, --help\n";
 
@@ -44,7 +48,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  std::string command, recipe_path;
+  std::string command, recipe_path, teacher_kind, teacher_path;
   RunOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -70,6 +74,8 @@ int main(int argc, char** argv) {
       long n = std::strtol(v.c_str(), &end, 10);
       if (!end || *end || n < 0 || n > 1024) return Fail("bad --threads " + v);
       options.threads = static_cast<int>(n);
+    } else if (a == "--teacher") {
+      if (!value(&teacher_kind) || !value(&teacher_path)) return Fail("--teacher needs a kind and a directory");
     } else if (a == "--force") {
       options.force = true;
     } else if (a == "--quiet") {
@@ -93,6 +99,7 @@ int main(int argc, char** argv) {
   Recipe recipe;
   swe::Status s = LoadRecipe(recipe_path, &recipe);
   if (!s.ok()) return Fail(s.ToString());
+  if (!teacher_kind.empty()) OverrideTeacher(teacher_kind, teacher_path, &recipe);
   s = RunPipeline(recipe, options);
   if (!s.ok()) return Fail(s.ToString());
   return 0;

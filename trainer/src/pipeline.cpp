@@ -16,6 +16,7 @@
 #include "refine.h"
 #include "sampler.h"
 #include "teacher.h"
+#include "use_lite_teacher.h"
 #include "vocab.h"
 #include "wordpiece.h"
 
@@ -325,6 +326,12 @@ Status Runner::Export(json* stats) {
   if (r_.teacher.kind == "bert") {
     BertTokenizer tok;
     SWE_RETURN_IF_ERROR(BertTokenizer::Load(r_.teacher.path + "/tokenizer.json", &tok));
+    in.tokenizer.subword = tok.ToSubwordVocab();
+  } else if (r_.teacher.kind == "use-lite") {
+    std::string dir;
+    UseLiteTokenizer tok;
+    SWE_RETURN_IF_ERROR(ResolveUseLiteDir(r_.teacher.path, &dir));
+    SWE_RETURN_IF_ERROR(UseLiteTokenizer::Load(dir + "/vocab.json", &tok));
     in.tokenizer.subword = tok.ToSubwordVocab();
   }
   in.normalize = r_.normalize;

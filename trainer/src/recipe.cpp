@@ -140,6 +140,16 @@ Status ParseRecipe(std::string_view text, Recipe* out) {
   }
 }
 
+void OverrideTeacher(const std::string& kind, const std::string& path, Recipe* r) {
+  r->teacher.kind = kind;
+  r->teacher.path = path;
+  json t = json::parse(r->sections["teacher"], nullptr, false);
+  if (!t.is_object()) t = json::object();
+  t["kind"] = kind;
+  t["path"] = path;
+  r->sections["teacher"] = t.dump();
+}
+
 Status LoadRecipe(const std::string& path, Recipe* out) {
   std::string text;
   if (!FileExists(path)) return IoError("recipe not found: " + path);

@@ -43,5 +43,8 @@ struct Recipe {
 
 Status ParseRecipe(std::string_view json, Recipe* out);
 Status LoadRecipe(const std::string& path, Recipe* out);
+// Replaces the recipe's teacher kind and path (swe-trainer --teacher KIND DIR); the teacher section's
+// canonical JSON changes with them, so the stages from extract on are keyed by the new teacher.
+void OverrideTeacher(const std::string& kind, const std::string& path, Recipe* recipe);
 
 }  // namespace swe::trainer

@@ -41,10 +41,11 @@ class Teacher {
 };
 
 struct TeacherOptions {
-  std::string kind = "bert";   // "bert": a BERT-family Sentence Transformer directory
+  std::string kind = "bert";   // "bert": a BERT-family Sentence Transformer directory;
+                               // "use-lite": Universal Sentence Encoder Lite (TF.js graph, use_lite_teacher.h)
   std::string path;
   std::string device = "auto"; // auto | cpu | cuda
-  uint32_t max_tokens = 0;     // including [CLS]/[SEP]; 0 = the model's max_seq_length
+  uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert); 0 = the model's limit (use-lite: 128 pieces)
 };
 
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out);

@@ -101,6 +101,60 @@ bool ConstShape(const json& node, std::vector<int64_t>* shape) {
   return true;
 }
 
+// One weightsManifest group: its shards concatenated, its weights back to back.
+Status ParseGroup(const json& group, const std::map<std::string, std::string>& shards,
+                  std::map<std::string, TfjsTensor>* weights, uint64_t* total) {
+  if (!group.is_object() || !group.contains("paths") || !group["paths"].is_array() || !group.contains("weights") ||
+      !group["weights"].is_array()) {
+    return Corrupt("model.json: a weightsManifest group needs 'paths' and 'weights' arrays");
+  }
+  std::string bytes;
+  for (const json& p : group["paths"]) {
+    if (!p.is_string() || !PlainFileName(p.get<std::string>())) {
+      return Corrupt("model.json: weight path " + p.dump() + " is not a plain file name");
+    }
+    auto it = shards.find(p.get<std::string>());
+    if (it == shards.end()) return IoError("weight shard not found: " + p.get<std::string>());
+    if (bytes.size() + it->second.size() > TfjsGraphModel::kMaxTotalBytes) return TooLarge("weights exceed 1 GiB");
+    bytes += it->second;
+  }
+  uint64_t offset = 0;
+  for (const json& w : group["weights"]) {
+    if (!w.is_object() || !w.contains("name") || !w["name"].is_string() || w["name"].get<std::string>().empty()) {
+      return Corrupt("model.json: a weight without a name");
+    }
+    std::string name = w["name"].get<std::string>();
+    if (w.contains("quantization")) return Unsupported("weight '" + name + "' is quantised");
+    std::string dtype = w.value("dtype", std::string());
+    TfjsTensor t;
+    if (dtype == "float32") t.dtype = TfjsDType::kF32;
+    else if (dtype == "int32") t.dtype = TfjsDType::kI32;
+    else return Unsupported("weight '" + name + "' has dtype '" + dtype + "' (float32 and int32 are supported)");
+    int64_t numel = 0;
+    SWE_RETURN_IF_ERROR(ParseShape(w, name, &t.shape, &numel));
+    uint64_t size = static_cast<uint64_t>(numel) * 4;
+    if (offset + size > bytes.size()) {
+      return Corrupt("weight shards are truncated: '" + name + "' needs bytes up to " + std::to_string(offset + size) +
+                     ", the group has " + std::to_string(bytes.size()));
+    }
+    if (t.dtype == TfjsDType::kF32) {
+      t.f32.resize(numel);
+      std::memcpy(t.f32.data(), bytes.data() + offset, size);
+    } else {
+      t.i32.resize(numel);
+      std::memcpy(t.i32.data(), bytes.data() + offset, size);
+    }
+    offset += size;
+    if (!weights->emplace(name, std::move(t)).second) return Corrupt("model.json: duplicate weight '" + name + "'");
+  }
+  if (offset != bytes.size()) {
+    return Corrupt("weight shards hold " + std::to_string(bytes.size()) + " bytes, the manifest describes " +
+                   std::to_string(offset));
+  }
+  *total += offset;
+  return *total > TfjsGraphModel::kMaxTotalBytes ? TooLarge("weights exceed 1 GiB") : Status::Ok();
+}
+
 Status ParseUnchecked(std::string_view text, const std::map<std::string, std::string>& shards,
                       std::map<std::string, TfjsTensor>* weights, std::vector<TfjsNode>* nodes,
                       std::map<std::string, size_t>* index, uint64_t* total) {
@@ -114,57 +168,7 @@ Status ParseUnchecked(std::string_view text, const std::map<std::string, std::st
   SWE_RETURN_IF_ERROR(ParseNodes(j["modelTopology"], nodes, index));
   if (!j.contains("weightsManifest") || !j["weightsManifest"].is_array()) return Corrupt("model.json has no weightsManifest");
   *total = 0;
-  for (const json& group : j["weightsManifest"]) {
-    if (!group.is_object() || !group.contains("paths") || !group["paths"].is_array() || !group.contains("weights") ||
-        !group["weights"].is_array()) {
-      return Corrupt("model.json: a weightsManifest group needs 'paths' and 'weights' arrays");
-    }
-    std::string bytes;
-    for (const json& p : group["paths"]) {
-      if (!p.is_string() || !PlainFileName(p.get<std::string>())) {
-        return Corrupt("model.json: weight path " + p.dump() + " is not a plain file name");
-      }
-      auto it = shards.find(p.get<std::string>());
-      if (it == shards.end()) return IoError("weight shard not found: " + p.get<std::string>());
-      if (bytes.size() + it->second.size() > TfjsGraphModel::kMaxTotalBytes) return TooLarge("weights exceed 1 GiB");
-      bytes += it->second;
-    }
-    uint64_t offset = 0;
-    for (const json& w : group["weights"]) {
-      if (!w.is_object() || !w.contains("name") || !w["name"].is_string() || w["name"].get<std::string>().empty()) {
-        return Corrupt("model.json: a weight without a name");
-      }
-      std::string name = w["name"].get<std::string>();
-      if (w.contains("quantization")) return Unsupported("weight '" + name + "' is quantised");
-      std::string dtype = w.value("dtype", std::string());
-      TfjsTensor t;
-      if (dtype == "float32") t.dtype = TfjsDType::kF32;
-      else if (dtype == "int32") t.dtype = TfjsDType::kI32;
-      else return Unsupported("weight '" + name + "' has dtype '" + dtype + "' (float32 and int32 are supported)");
-      int64_t numel = 0;
-      SWE_RETURN_IF_ERROR(ParseShape(w, name, &t.shape, &numel));
-      uint64_t size = static_cast<uint64_t>(numel) * 4;
-      if (offset + size > bytes.size()) {
-        return Corrupt("weight shards are truncated: '" + name + "' needs bytes up to " + std::to_string(offset + size) +
-                       ", the group has " + std::to_string(bytes.size()));
-      }
-      if (t.dtype == TfjsDType::kF32) {
-        t.f32.resize(numel);
-        std::memcpy(t.f32.data(), bytes.data() + offset, size);
-      } else {
-        t.i32.resize(numel);
-        std::memcpy(t.i32.data(), bytes.data() + offset, size);
-      }
-      offset += size;
-      if (!weights->emplace(name, std::move(t)).second) return Corrupt("model.json: duplicate weight '" + name + "'");
-    }
-    if (offset != bytes.size()) {
-      return Corrupt("weight shards hold " + std::to_string(bytes.size()) + " bytes, the manifest describes " +
-                     std::to_string(offset));
-    }
-    *total += offset;
-    if (*total > TfjsGraphModel::kMaxTotalBytes) return TooLarge("weights exceed 1 GiB");
-  }
+  for (const json& group : j["weightsManifest"]) SWE_RETURN_IF_ERROR(ParseGroup(group, shards, weights, total));
   // A weight that is also a Const node must have the shape that node declares.
   for (const json& n : j["modelTopology"]["node"]) {
     if (n["op"] != "Const") continue;

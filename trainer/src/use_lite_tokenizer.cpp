@@ -45,11 +45,11 @@ Status UseLiteTokenizer::FromJson(std::string_view text, UseLiteTokenizer* out) 
   t.nodes_.emplace_back();
   for (size_t i = 0; i < j.size(); ++i) {
     const json& e = j[i];
-    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number()) {
+    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !(e[1].is_number() || e[1].is_null())) {
       return Corrupt("vocab.json: entry " + std::to_string(i) + " is not [piece, score]");
     }
     std::string piece = e[0].get<std::string>();
-    double score = e[1].get<double>();
+    double score = e[1].is_null() ? 0.0 : e[1].get<double>();  // JS: null + x == x
     if (piece.empty() || !unicode::IsValidUtf8(piece) || !std::isfinite(score)) {
       return Corrupt("vocab.json: entry " + std::to_string(i) + " has an empty or invalid piece or score");
     }
@@ -223,8 +223,14 @@ std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
 SubwordVocab UseLiteTokenizer::ToSubwordVocab() const {
   SubwordVocab v;
   v.kind = SubwordKind::kUnigram;
-  v.pieces = pieces_;
-  for (double s : scores_) v.scores.push_back(static_cast<float>(s));
+  // The pieces the trie holds: not the reserved ones, and of a duplicated piece only its last entry.
+  std::unordered_map<std::string, size_t> last;
+  for (size_t i = kReserved; i < pieces_.size(); ++i) last[pieces_[i]] = i;
+  for (size_t i = kReserved; i < pieces_.size(); ++i) {
+    if (last[pieces_[i]] != i) continue;
+    v.pieces.push_back(pieces_[i]);
+    v.scores.push_back(static_cast<float>(scores_[i]));
+  }
   v.word_prefix = "\xE2\x96\x81";
   v.lowercase = false;
   v.strip_accents = false;

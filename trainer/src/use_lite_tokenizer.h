@@ -1,5 +1,6 @@
 // The tokenizer of Universal Sentence Encoder Lite: a SentencePiece unigram model given as
-// vocab.json ([[piece, score], ...], 8000 pieces, the first 6 reserved), tokenised exactly as the
+// vocab.json ([[piece, score], ...], 8000 pieces, the first 6 reserved; 7 pieces such as ":" and "://"
+// have a null score, which the JS arithmetic reads as 0), tokenised exactly as the
 // original JS does (@energetic-ai/embeddings 0.2.0 lib/tokenizer.ts, a copy of tfjs-models'
 // universal-sentence-encoder tokenizer), quirks included:
 //   1. text -> NFKC (ICU); when non-empty, prepend U+2581 and replace every U+0020 by U+2581
@@ -51,7 +52,8 @@ class UseLiteTokenizer {
 
   const std::vector<std::string>& pieces() const { return pieces_; }
   const std::vector<double>& scores() const { return scores_; }
-  // The vocabulary as core's SubwordVocab (unigram, U+2581 word prefix, cased), for OOV fallback.
+  // The vocabulary as core's SubwordVocab (unigram, U+2581 word prefix, cased), for OOV fallback:
+  // the pieces the tokenizer can produce (no reserved pieces; a duplicated piece once, last score).
   SubwordVocab ToSubwordVocab() const;
 
  private:

@@ -25,6 +25,9 @@ const char* dtype_name(DType dtype);  // "f32", "f16", "int8"
 
 enum class CjkMode : uint8_t { kNone = 0, kCharacters = 1, kSubwords = 2 };
 enum class SubwordKind : uint8_t { kNone = 0, kWordPiece = 1, kUnigram = 2 };
+// What a vocabulary row stands for: a whole word (the paper's rule), or a subword piece of the
+// teacher's tokenizer with every word split into pieces (Model2Vec-style token embeddings).
+enum class TokenUnits : uint8_t { kWords = 0, kSubwordPieces = 1 };
 
 // The teacher's subword vocabulary, used to split unknown words (and CJK runs in kSubwords mode).
 struct SubwordVocab {
@@ -42,8 +45,9 @@ struct TokenizerConfig {
   bool fold_case = true;        // unknown word: try its case-folded form
   bool strip_accents = false;   // then the folded, accent-stripped form
   CjkMode cjk = CjkMode::kCharacters;
-  uint32_t max_tokens = 0;      // words considered per text, 0 = no limit
+  uint32_t max_tokens = 0;      // words considered per text, 0 = no limit (kSubwordPieces: known pieces)
   SubwordVocab subword;
+  TokenUnits units = TokenUnits::kWords;  // kSubwordPieces needs a subword vocabulary, cjk != kSubwords
 };
 
 struct Score {

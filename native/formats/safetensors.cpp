@@ -9,7 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-namespace swe::trainer {
+namespace swe::formats {
 namespace {
 
 constexpr uint64_t kMaxHeader = 100u << 20;  // as the reference implementation
@@ -230,4 +230,4 @@ Status SafeTensors::ReadF32(const std::string& name, const std::vector<int64_t>&
   return Status::Ok();
 }
 
-}  // namespace swe::trainer
+}  // namespace swe::formats

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The web demo: builds what it needs (the wasm package, the default model, the passage collection, the
+# static site in web-demo/build/site) and serves it on http://127.0.0.1:PORT/ (default 8080), printing
+# the URL. Open it in a browser and type; everything runs in the page.
+#
+# usage: scripts/web-demo.sh [--port N]     build, then serve until Ctrl-C
+#        scripts/web-demo.sh --check        build, then run the browser test (headless chromium) and exit
+#        scripts/web-demo.sh --build-only   build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=serve
+case "${1:-}" in
+  --check) mode=check; shift ;;
+  --build-only) mode=build; shift ;;
+esac
+bash scripts/install-deps.sh
+[ -e node_modules/swe-embeddings ] && [ -e node_modules/playwright-core ] ||
+  npm install --no-audit --no-fund --loglevel=error
+bash scripts/build-wasm.sh >/dev/null
+model=$(node web-demo/scripts/build-site.mjs --print-model)
+if [ ! -f "$model" ]; then
+  [ "$model" = models/glove-100d-50k-int8.swe ] || { echo "web-demo: $model is missing" >&2; exit 1; }
+  bash scripts/build.sh >/dev/null
+  bash scripts/make-placeholder-model.sh
+fi
+node web-demo/scripts/build-corpus.mjs
+node web-demo/scripts/build-site.mjs
+case $mode in
+  check) cd web-demo && exec node --test --test-reporter=spec test/ ;;
+  build) exit 0 ;;
+  serve) exec node web-demo/server.mjs "$@" ;;
+esac

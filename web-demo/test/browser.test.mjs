@@ -1,0 +1,214 @@
+// The demo in a real browser: Debian's chromium driven by playwright-core (never `playwright install`).
+// Serves web-demo/build/site (bash scripts/web-demo.sh builds it) on 127.0.0.1, waits for the whole
+// collection to be indexed in the page's worker, types real queries and checks that a passage verified
+// by reading the collection ranks first, checks the keyboard path, the known/skipped words, offline
+// reload, and that the console stayed clean. Writes screenshots and a timing report to build/.
+//
+// env: SWE_CHROMIUM (default /usr/bin/chromium), SWE_DEMO_REPORT (default build/web-demo-report.json)
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../server.mjs';
+
+const demo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(demo, '..');
+const site = join(demo, 'build/site');
+const out = join(root, 'build');
+const executablePath = process.env.SWE_CHROMIUM || '/usr/bin/chromium';
+const reportPath = process.env.SWE_DEMO_REPORT || join(out, 'web-demo-report.json');
+const READY_TIMEOUT_MS = 180_000;
+
+// Queries whose best passage was checked by reading the collection (with the placeholder GloVe model;
+// the patterns name what any sensible model's first hit must be about).
+const QUERIES = [
+  { query: 'a vaccine against polio', first: /polio/i },
+  { query: 'buying Louisiana from France', first: /Louisiana was purchased from France/ },
+  { query: 'the telegraph cable', first: /telegraph/i },
+  { query: 'health insurance for every American', first: /health (care|insurance)/i },
+  { query: 'astronauts exploring outer space', first: /space/i },
+];
+// More queries for the latency figures only.
+const LATENCY_QUERIES = ['the war with Spain', 'tariffs on imported goods', 'veterans pensions',
+  'the national debt', 'building roads and canals', 'farm prices fell', 'a strong navy',
+  'education for our children', 'the Indian tribes of the west', 'energy independence'];
+
+let server;
+let url;
+let context;
+let profile;
+let page;
+const problems = [];  // console errors and uncaught exceptions, from the page and its worker
+const report = { browser: null, timings: [] };
+
+before(async () => {
+  assert.ok(existsSync(join(site, 'index.html')), `${site} is not built (bash scripts/web-demo.sh --build-only)`);
+  assert.ok(existsSync(executablePath), `${executablePath} is missing (apt-get install chromium)`);
+  ({ server, url } = await startServer({ root: site, port: 0 }));
+  profile = mkdtempSync(join(tmpdir(), 'swe-demo-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1280, height: 900 },
+  });
+  page = context.pages()[0] ?? await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  context.on('weberror', (error) => problems.push(`web error: ${error.error().message}`));
+  report.browser = context.browser()?.version() ?? 'chromium';
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+});
+
+/**
+ * Types a query one key at a time (delay ms apart) and resolves to the rendered results once the
+ * answer to the whole query is shown. */
+async function search(query, { delay = 15 } = {}) {
+  const box = page.locator('#query');
+  await box.fill('');
+  await box.pressSequentially(query, { delay });
+  await page.waitForFunction((q) => {
+    const last = window.sweDemo.timings.at(-1);
+    return last && last.query === q;
+  }, query);
+  return page.$$eval('#results li[data-id]', (items) => items.map((li) => ({
+    id: Number(li.dataset.id),
+    score: Number(li.querySelector('.score').textContent),
+    who: li.querySelector('.who').textContent,
+    text: li.querySelector('.text').textContent,
+  })));
+}
+
+describe('web demo in chromium', { timeout: 600_000 }, () => {
+  test('loads the model and indexes the whole collection in the worker, with progress', async () => {
+    const progress = [];
+    await page.exposeFunction('recordProgress', (value) => progress.push(value));
+    await page.addInitScript(() => {
+      new MutationObserver(() => {
+        const bar = document.getElementById('progress');
+        if (bar?.hasAttribute('value')) window.recordProgress(bar.value);
+      }).observe(document, { attributes: true, subtree: true, attributeFilter: ['value'] });
+    });
+    const started = Date.now();
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: READY_TIMEOUT_MS });
+    const demoState = await page.evaluate(() => window.sweDemo);
+    assert.ok(demoState.total >= 20000, `only ${demoState.total} passages`);
+    assert.match(await page.textContent('#model'), /\d+ dims/);
+    assert.match(await page.textContent('#corpus'), /passages from 233 State of the Union addresses/);
+    const modelName = await page.textContent('#model');
+    if (/glove/i.test(modelName)) assert.ok(await page.isVisible('#placeholder'), 'the placeholder warning is not shown');
+    assert.match(await page.textContent('#progress-label'), /^Indexed [\d,]+ passages in [\d.]+ s/);
+    assert.ok(new Set(progress).size >= 10, `the progress bar moved only ${new Set(progress).size} times`);
+    Object.assign(report, {
+      passages: demoState.total,
+      indexBuildMs: Math.round(demoState.indexWallMs),
+      indexEncodeMs: Math.round(demoState.indexMs),
+      modelLoadMs: Math.round(demoState.load.modelMs),
+      corpusLoadMs: Math.round(demoState.load.corpusMs),
+      readyMs: Math.round(demoState.load.totalMs),
+      pageLoadToReadyMs: Date.now() - started,
+      model: modelName,
+    });
+  });
+
+  test('known relevant passages rank first for real queries', async () => {
+    for (const { query, first } of QUERIES) {
+      const results = await search(query);
+      assert.equal(results.length, 10, `${query}: ${results.length} results`);
+      assert.match(results[0].text, first, `${query}: first result is ${results[0].who}: ${results[0].text}`);
+      for (let i = 1; i < results.length; ++i) assert.ok(results[i - 1].score >= results[i].score, 'scores are not sorted');
+      assert.match(await page.textContent('#stats'), /^encode [\d.]+ ms · search [\d.]+ ms · round trip [\d.]+ ms$/);
+      report.timings.push({ query, first: `${results[0].who} (${results[0].score})` });
+    }
+  });
+
+  test('shows the words the model knew and the ones it skipped', async () => {
+    await search('telegraph qzxwvkj cables');
+    const known = await page.$$eval('#words .known', (els) => els.map((e) => e.textContent));
+    const skipped = await page.$$eval('#words .skipped', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(known, ['telegraph', 'cables']);
+    assert.deepEqual(skipped, ['qzxwvkj']);
+    await search('qzxwvkj');
+    assert.match(await page.textContent('#results'), /No word of the query is in the model’s vocabulary/);
+  });
+
+  test('keyboard: / focuses the box, arrows walk the results, Escape goes back and clears', async () => {
+    await search('the telegraph cable');
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'query');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    const second = await page.evaluate(() => [...document.querySelectorAll('#results li')].indexOf(document.activeElement));
+    assert.equal(second, 1);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'query');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.inputValue('#query'), '');
+  });
+
+  test('per-query latency measured in the page (encode + search)', async () => {
+    const before = await page.evaluate(() => window.sweDemo.timings.length);
+    // Typed slower than the page's debounce, so that every keystroke is a search of the full index.
+    for (const query of [...LATENCY_QUERIES, ...QUERIES.map((q) => q.query)]) await search(query, { delay: 90 });
+    const timings = (await page.evaluate(() => window.sweDemo.timings)).slice(before);
+    const quantile = (values, q) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
+    const total = timings.map((t) => t.encodeMs + t.searchMs);
+    report.latency = {
+      queries: timings.length,
+      note: 'every keystroke is a search; figures over all of them (full collection indexed)',
+      encodeSearchMedianMs: +quantile(total, 0.5).toFixed(3),
+      encodeSearchP95Ms: +quantile(total, 0.95).toFixed(3),
+      encodeMedianMs: +quantile(timings.map((t) => t.encodeMs), 0.5).toFixed(3),
+      searchMedianMs: +quantile(timings.map((t) => t.searchMs), 0.5).toFixed(3),
+      roundTripMedianMs: +quantile(timings.map((t) => t.roundTripMs), 0.5).toFixed(3),
+    };
+    assert.ok(timings.length >= 50, `only ${timings.length} searches`);
+    assert.ok(report.latency.encodeSearchMedianMs < 100, `median ${report.latency.encodeSearchMedianMs} ms`);
+  });
+
+  test('screenshots at desktop and phone widths', async () => {
+    mkdirSync(out, { recursive: true });
+    await search('a vaccine against polio');
+    await page.screenshot({ path: join(out, 'web-demo-screenshot.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone screen`);
+    await page.screenshot({ path: join(out, 'web-demo-screenshot-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    report.screenshots = ['build/web-demo-screenshot.png', 'build/web-demo-screenshot-phone.png'];
+  });
+
+  test('works offline once loaded', async () => {
+    await page.waitForFunction(async () => (await caches.keys()).length > 0 &&
+      (await (await caches.open((await caches.keys())[0])).keys()).length >= 10, null, { timeout: 30_000 });
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]', { timeout: READY_TIMEOUT_MS });
+      const results = await search(QUERIES[0].query);
+      assert.match(results[0].text, QUERIES[0].first);
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+
+  test('no console errors', () => {
+    assert.deepEqual(problems, []);
+    mkdirSync(dirname(reportPath), { recursive: true });
+    writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`web demo report (${reportPath}):\n${JSON.stringify(report, null, 2)}`);
+  });
+});
