@@ -14,16 +14,23 @@ namespace {
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
 constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
 
-constexpr std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
+// CRC-32C (Castagnoli, reflected), slicing-by-8: table[k][b] is the CRC of byte b followed by k zero
+// bytes, so eight input bytes take eight independent lookups. Portable (the wasm build uses it too)
+// and about 5x faster than a byte at a time, which matters: the checksum is most of a model's load time.
+using CrcTables = std::array<std::array<uint32_t, 256>, 8>;
+constexpr CrcTables MakeCrcTables() {
+  CrcTables t{};
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;  // Castagnoli, reflected
-    table[i] = c;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    t[0][i] = c;
   }
-  return table;
+  for (size_t k = 1; k < 8; ++k) {
+    for (uint32_t i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+  }
+  return t;
 }
-constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
+constexpr CrcTables kCrc = MakeCrcTables();
 
 uint32_t Load32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -84,7 +91,13 @@ Status AppendCompressedFrame(const uint8_t* data, size_t size, int level, std::v
 
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
   crc = ~crc;
-  for (size_t i = 0; i < size; ++i) crc = kCrcTable[(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    const uint32_t lo = Load32(data + i) ^ crc, hi = Load32(data + i + 4);
+    crc = kCrc[7][lo & 0xFF] ^ kCrc[6][(lo >> 8) & 0xFF] ^ kCrc[5][(lo >> 16) & 0xFF] ^ kCrc[4][lo >> 24] ^
+          kCrc[3][hi & 0xFF] ^ kCrc[2][(hi >> 8) & 0xFF] ^ kCrc[1][(hi >> 16) & 0xFF] ^ kCrc[0][hi >> 24];
+  }
+  for (; i < size; ++i) crc = kCrc[0][(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
   return ~crc;
 }
 

@@ -303,3 +303,31 @@ TEST_F(ModelReaderTest, RejectsEveryFlippedByteWithoutCrashing) {
 
 }  // namespace
 }  // namespace swe
+
+namespace swe {
+namespace {
+
+// Bitwise CRC-32C, the definition itself.
+uint32_t SlowCrc32c(const uint8_t* data, size_t size) {
+  uint32_t crc = ~0u;
+  for (size_t i = 0; i < size; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+  }
+  return ~crc;
+}
+
+TEST(Container, Crc32cMatchesTheStandardCheckValueAndTheDefinition) {
+  const std::string check = "123456789";
+  EXPECT_EQ(container::Crc32c(reinterpret_cast<const uint8_t*>(check.data()), check.size()), 0xE3069283u);
+  std::vector<uint8_t> bytes(1000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 131 + (i >> 3));
+  for (size_t offset : {0, 1, 3}) {
+    for (size_t n = 0; n + offset <= bytes.size(); n += 37) {
+      ASSERT_EQ(container::Crc32c(bytes.data() + offset, n), SlowCrc32c(bytes.data() + offset, n)) << n;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace swe
