@@ -63,7 +63,7 @@ Status ReadFloats(capnp::Data::Reader blob, uint64_t count, const char* what, bo
   if (!Aligned(blob.begin(), 4)) return Corrupt(std::string(what) + ": misaligned");
   const float* f = reinterpret_cast<const float*>(blob.begin());
   for (uint64_t i = 0; i < count; ++i) {
-    if (!std::isfinite(f[i]) || (nonnegative && f[i] < 0)) {
+    if (!(std::fabs(f[i]) <= kMaxStoredMagnitude) || (nonnegative && f[i] < 0)) {
       return Corrupt(std::string(what) + ": invalid value at " + std::to_string(i));
     }
   }

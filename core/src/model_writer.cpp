@@ -56,7 +56,9 @@ Status Validate(const ModelContents& c, DType dtype) {
   }
   for (size_t i = 0; i < c.vectors.size(); ++i) {
     const float v = c.vectors[i];
-    if (!std::isfinite(v)) return InvalidArgument("non-finite value in the vector of '" + c.words[i / c.dims] + "'");
+    if (!(std::fabs(v) <= kMaxStoredMagnitude)) {
+      return InvalidArgument("non-finite or huge (> 2^40) value in the vector of '" + c.words[i / c.dims] + "'");
+    }
     if (dtype == DType::kF16 && std::fabs(v) > 65504.0f) {
       return InvalidArgument("value out of f16 range in the vector of '" + c.words[i / c.dims] + "'");
     }
@@ -64,7 +66,7 @@ Status Validate(const ModelContents& c, DType dtype) {
   if (!c.weights.empty()) {
     if (c.weights.size() != c.words.size()) return InvalidArgument("weights must be empty or one per word");
     for (float w : c.weights) {
-      if (!std::isfinite(w) || w < 0) return InvalidArgument("weights must be finite and >= 0");
+      if (!(w >= 0 && w <= kMaxStoredMagnitude)) return InvalidArgument("weights must be in [0, 2^40]");
     }
   }
   const SubwordVocab& sub = c.tokenizer.subword;
@@ -82,7 +84,7 @@ Status Validate(const ModelContents& c, DType dtype) {
       return InvalidArgument("a unigram subword vocabulary needs one score per piece");
     }
     for (float s : sub.scores) {
-      if (!std::isfinite(s)) return InvalidArgument("non-finite subword score");
+      if (!(std::fabs(s) <= kMaxStoredMagnitude)) return InvalidArgument("non-finite or huge (> 2^40) subword score");
     }
   }
   const Provenance& p = c.provenance;

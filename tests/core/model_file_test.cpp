@@ -158,6 +158,12 @@ TEST(ModelWriter, RejectsBadContents) {
   huge.vectors[5] = 1e6f;
   EXPECT_FALSE(Write(huge, DType::kF16).ok());
   EXPECT_TRUE(Write(huge, DType::kInt8).ok());
+  huge.vectors[5] = 1e13f;  // past 2^40: a sum of such rows could overflow (see kMaxStoredMagnitude)
+  EXPECT_FALSE(Write(huge).ok());
+  ModelContents heavy = c;
+  heavy.weights.assign(c.words.size(), 1.0f);
+  heavy.weights[2] = 1e13f;
+  EXPECT_FALSE(Write(heavy).ok());
   ModelContents weights = c;
   weights.weights = {1, 2};
   EXPECT_FALSE(Write(weights).ok());
@@ -277,6 +283,26 @@ TEST_F(ModelReaderTest, RejectsTruncatedMessage) {
   message.resize(message.size() / 2);
   Reseal(message);
   EXPECT_FALSE(Read(bytes_).ok());
+}
+
+TEST_F(ModelReaderTest, RejectsHugeTableValues) {
+  // Finite but huge values would let a sum of rows overflow to infinity: the reader refuses them.
+  ModelContents c = RandomContents(kWords, 8);
+  bytes_ = ModelBytes(c, DType::kF32);
+  std::vector<uint64_t> message = Payload();
+  uint8_t* raw = reinterpret_cast<uint8_t*>(message.data());
+  const size_t n = message.size() * 8;
+  size_t at = n;
+  for (size_t i = 0; i + 4 <= n && at == n; i += 4) {
+    if (std::memcmp(raw + i, &c.vectors[3], 4) == 0) at = i;
+  }
+  ASSERT_LT(at, n);
+  const float huge = 3e38f;
+  std::memcpy(raw + at, &huge, 4);
+  Reseal(message);
+  const Status s = Read(bytes_);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_NE(s.message().find("table: invalid value at 3"), std::string::npos) << s.message();
 }
 
 TEST_F(ModelReaderTest, RejectsEveryFlippedByteWithoutCrashing) {

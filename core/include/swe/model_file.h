@@ -20,6 +20,11 @@ struct ReadLimits {
   uint32_t max_dims = 16'384;
 };
 
+// Every float a model stores (table values, int8 scales, weights, subword scores) is finite and
+// at most 2^40 in magnitude: then a weighted sum over even 2^32 words (2^40 · 2^40 · 127 · 2^32 <
+// 2^128) cannot overflow, so no text encodes to infinity or NaN. Real embeddings are far smaller.
+constexpr float kMaxStoredMagnitude = 0x1p40f;
+
 // Decodes and validates a .swe model: header, checksum, every length and offset, UTF-8 of the
 // vocabulary, rows x dims consistency, finite values. Never crashes on hostile bytes.
 Status ReadModel(const uint8_t* data, size_t size, std::unique_ptr<Model>* out,
