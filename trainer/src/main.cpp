@@ -2,14 +2,18 @@
 //   swe-trainer train --recipe FILE.json [--force] [--device auto|cpu|cuda] [--threads N] [--quiet]
 //                     [--teacher KIND DIR]
 //   swe-trainer STAGE --recipe FILE.json [...]     STAGE: vocab sample extract pca refine export
+//   swe-trainer eval --teacher KIND DIR [--tasks LIST] [--limit N] [--json OUT] [--markdown OUT]
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipeline.h"
 #include "progress.h"
 #include "recipe.h"
+#include "teacher_eval.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"
@@ -23,6 +27,7 @@ const char kUsage[] =
     "  train     run every stage in order, skipping those already done for this recipe (resume)\n"
     "  vocab | sample | extract | pca | refine | export\n"
     "            (re-)run one stage; the stages before it must be done\n"
+    "  eval      score a teacher (--teacher KIND DIR) with the code of `swe eval` (no recipe)\n"
     "options:\n"
     "  --recipe FILE     the training recipe (JSON; see docs/TRAINER.md)\n"
     "  --force           train: re-run every stage\n"
@@ -32,6 +37,9 @@ const char kUsage[] =
     "                    bert DIR (a Sentence Transformer) | use-lite DIR (Universal Sentence Encoder\n"
     "                    Lite: bash scripts/fetch-use-lite.sh prints its DIR)\n"
     "  --quiet           no progress lines\n"
+    "eval options (as `swe eval`): --tasks LIST (default all), --limit N, --data DIR (the folder\n"
+    "  that holds eval/; default $SWE_DATA, else ../shared/data), --json OUT, --markdown OUT,\n"
+    "  --batch N (sentences per teacher pass, default 64), --device, --threads\n"
     "  --version, --help\n";
 
 int Fail(const std::string& message) {
@@ -50,6 +58,15 @@ int main(int argc, char** argv) {
   }
   std::string command, recipe_path, teacher_kind, teacher_path;
   RunOptions options;
+  TeacherEvalOptions eval_options;
+  const char* env_data = std::getenv("SWE_DATA");
+  if (env_data != nullptr && *env_data) eval_options.suite.data_dir = env_data;
+  eval_options.suite.classify.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto count = [](const std::string& v, long max, long* out) {
+    char* end = nullptr;
+    *out = std::strtol(v.c_str(), &end, 10);
+    return !v.empty() && end && !*end && *out >= 1 && *out <= max;
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string* out) {
@@ -76,6 +93,20 @@ int main(int argc, char** argv) {
       options.threads = static_cast<int>(n);
     } else if (a == "--teacher") {
       if (!value(&teacher_kind) || !value(&teacher_path)) return Fail("--teacher needs a kind and a directory");
+    } else if (a == "--tasks") {
+      if (!value(&eval_options.tasks)) return Fail("--tasks needs a list");
+    } else if (a == "--data") {
+      if (!value(&eval_options.suite.data_dir)) return Fail("--data needs a directory");
+    } else if (a == "--json") {
+      if (!value(&eval_options.json_path)) return Fail("--json needs a file");
+    } else if (a == "--markdown") {
+      if (!value(&eval_options.markdown_path)) return Fail("--markdown needs a file");
+    } else if (a == "--limit" || a == "--batch") {
+      std::string v;
+      long n = 0;
+      if (!value(&v) || !count(v, 100'000'000, &n)) return Fail(a + " needs a number >= 1");
+      if (a == "--limit") eval_options.suite.limit = static_cast<size_t>(n);
+      else eval_options.batch_size = static_cast<uint32_t>(std::min(n, 100'000L));
     } else if (a == "--force") {
       options.force = true;
     } else if (a == "--quiet") {
@@ -89,6 +120,18 @@ int main(int argc, char** argv) {
     }
   }
   if (command.empty()) return Fail("no command\n" + std::string(kUsage));
+  if (command == "eval") {
+    if (teacher_kind.empty()) return Fail("eval needs --teacher KIND DIR");
+    eval_options.teacher.kind = teacher_kind;
+    eval_options.teacher.path = teacher_path;
+    eval_options.teacher.device = options.device.empty() ? "auto" : options.device;
+    ConfigureTorch(options.threads >= 0 ? options.threads : 2, 1);
+    std::string markdown;
+    swe::Status s = EvaluateTeacher(eval_options, &markdown);
+    if (!s.ok()) return Fail(s.ToString());
+    std::fputs(markdown.c_str(), stdout);
+    return 0;
+  }
   if (command != "train") {
     Stage stage;
     swe::Status s = ParseStage(command, &stage);
