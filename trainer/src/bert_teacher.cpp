@@ -96,8 +96,8 @@ Status BertTeacher::Load(const TeacherOptions& options) {
   SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &config));
   SWE_RETURN_IF_ERROR(ParseConfig(config, dir + "/config.json", &cfg_));
   SWE_RETURN_IF_ERROR(BertTokenizer::Load(dir + "/tokenizer.json", &tokenizer_));
-  if (static_cast<int64_t>(tokenizer_.pieces().size()) > cfg_.vocab) {
-    return Corrupt(dir + ": tokenizer.json has more pieces than config.json's vocab_size");
+  if (static_cast<int64_t>(tokenizer_.max_id()) >= cfg_.vocab) {
+    return Corrupt(dir + ": tokenizer.json has token ids past config.json's vocab_size");
   }
   std::string device;
   SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));

@@ -77,6 +77,7 @@ Status BertTokenizer::FromJsonUnchecked(std::string_view text, BertTokenizer* ou
   const json& vocab = model.contains("vocab") ? model["vocab"] : json();
   if (!vocab.is_object() || vocab.empty()) return Corrupt("tokenizer.json: model.vocab missing or empty");
   t.pieces_.assign(vocab.size(), std::string());
+  t.max_id_ = static_cast<int32_t>(vocab.size()) - 1;
   std::vector<bool> used(vocab.size(), false);
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
     if (!it.value().is_number_unsigned() || it.value().get<uint64_t>() >= vocab.size()) {
@@ -124,18 +125,41 @@ Status BertTokenizer::FromJsonUnchecked(std::string_view text, BertTokenizer* ou
     t.pad_ = j["padding"]["pad_id"].get<int32_t>();
   }
   if (t.pad_ < 0 || t.pad_ >= static_cast<int32_t>(t.pieces_.size())) t.pad_ = 0;
+  const json& added = j.contains("added_tokens") ? j["added_tokens"] : json();
+  if (!added.is_null() && !added.is_array()) return Corrupt("tokenizer.json: added_tokens is not an array");
+  for (const json& a : added.is_array() ? added : json::array()) {
+    if (!a.is_object() || !a.contains("content") || !a["content"].is_string() || !a.contains("id") ||
+        !a["id"].is_number_unsigned() || a["id"].get<uint64_t>() > 0x7fffffffu) {
+      return Corrupt("tokenizer.json: bad added_tokens entry");
+    }
+    std::string content = a["content"].get<std::string>();
+    if (!unicode::IsValidUtf8(content)) return Corrupt("tokenizer.json: bad added token");
+    Added token{{}, a["id"].get<int32_t>(), GetBool(a, "single_word", false), GetBool(a, "lstrip", false),
+                GetBool(a, "rstrip", false)};
+    bool normalized = GetBool(a, "normalized", !GetBool(a, "special", false));
+    if (normalized) {
+      std::vector<NormChar> chars;
+      t.NormalizeChars(content, 0, &chars);
+      for (const NormChar& c : chars) token.content.push_back(c.c);
+    } else {
+      for (size_t pos = 0; pos < content.size();) token.content.push_back(unicode::DecodeNext(content, &pos));
+    }
+    if (token.content.empty()) continue;  // Hugging Face ignores empty added tokens
+    t.max_id_ = std::max(t.max_id_, token.id);
+    (normalized ? t.added_normalized_ : t.added_raw_)[token.content[0]].push_back(std::move(token));
+  }
   *out = std::move(t);
   return Status::Ok();
 }
 
-void BertTokenizer::NormalizeChars(std::string_view text, std::vector<NormChar>* out) const {
+void BertTokenizer::NormalizeChars(std::string_view text, uint32_t base, std::vector<NormChar>* out) const {
   out->clear();
   std::u32string tmp, low;
   size_t pos = 0;
   while (pos < text.size()) {
-    uint32_t begin = static_cast<uint32_t>(pos);
+    uint32_t begin = base + static_cast<uint32_t>(pos);
     char32_t c = unicode::DecodeNext(text, &pos);
-    uint32_t end = static_cast<uint32_t>(pos);
+    uint32_t end = base + static_cast<uint32_t>(pos);
     if (config_.clean_text) {
       if (c == 0 || c == 0xFFFD || bu::IsControl(c)) continue;
       if (bu::IsWhitespace(c)) c = ' ';
@@ -164,7 +188,7 @@ void BertTokenizer::NormalizeChars(std::string_view text, std::vector<NormChar>*
 
 std::string BertTokenizer::Normalize(std::string_view text) const {
   std::vector<NormChar> chars;
-  NormalizeChars(text, &chars);
+  NormalizeChars(text, 0, &chars);
   std::string s;
   for (const NormChar& c : chars) unicode::AppendUtf8(c.c, &s);
   return s;
@@ -208,18 +232,100 @@ void BertTokenizer::WordPiece(const NormChar* chars, size_t n, std::vector<Teach
   }
 }
 
-void BertTokenizer::Tokenize(std::string_view text, std::vector<TeacherToken>* out) const {
-  std::vector<NormChar> chars;
-  NormalizeChars(text, &chars);
+void BertTokenizer::PreTokenize(const NormChar* chars, size_t n, std::vector<TeacherToken>* out) const {
   size_t start = 0;
-  for (size_t i = 0; i <= chars.size(); ++i) {
-    bool at_end = i == chars.size();
+  for (size_t i = 0; i <= n; ++i) {
+    bool at_end = i == n;
     bool space = !at_end && bu::IsWhitespace(chars[i].c);
     bool punct = !at_end && !space && bu::IsPunctuation(chars[i].c);
     if (at_end || space || punct) {
-      WordPiece(chars.data() + start, i - start, out);
-      if (punct) WordPiece(chars.data() + i, 1, out);
+      WordPiece(chars + start, i - start, out);
+      if (punct) WordPiece(chars + i, 1, out);
       start = i + 1;
+    }
+  }
+}
+
+namespace {
+// Rust's char::is_alphanumeric() or '_' (single_word's word characters), approximated with the BERT
+// tables: ASCII letters, digits and '_', and any non-ASCII character that is not whitespace,
+// punctuation or a control/format character.
+bool IsWordChar(char32_t c) {
+  if (c < 0x80) return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  return !bu::IsWhitespace(c) && !bu::IsPunctuation(c) && !bu::IsControl(c);
+}
+}  // namespace
+
+void BertTokenizer::SplitAdded(const AddedSet& set, const NormChar* chars, size_t n, std::vector<Split>* out) {
+  out->clear();
+  size_t done = 0;  // end of the last match
+  for (size_t i = 0; i < n;) {
+    const Added* best = nullptr;
+    auto it = set.find(chars[i].c);
+    if (it != set.end()) {
+      for (const Added& a : it->second) {
+        size_t len = a.content.size();
+        if ((best && len <= best->content.size()) || len > n - i) continue;
+        size_t k = 1;
+        while (k < len && chars[i + k].c == a.content[k]) ++k;
+        if (k == len) best = &a;
+      }
+    }
+    if (!best) {
+      ++i;
+      continue;
+    }
+    size_t start = i, stop = i + best->content.size();
+    i = stop;  // matches do not overlap, a discarded one included (Aho-Corasick's iteration)
+    if (best->single_word && ((start > 0 && IsWordChar(chars[start - 1].c)) || (stop < n && IsWordChar(chars[stop].c)))) {
+      continue;
+    }
+    if (best->lstrip) {
+      while (start > done && bu::IsWhitespace(chars[start - 1].c)) --start;
+    }
+    if (best->rstrip) {
+      while (stop < n && bu::IsWhitespace(chars[stop].c)) ++stop;
+      i = stop;
+    }
+    if (done < start) out->push_back({done, start, -1});
+    out->push_back({start, stop, best->id});
+    done = stop;
+  }
+  if (done < n) out->push_back({done, n, -1});
+}
+
+void BertTokenizer::Tokenize(std::string_view text, std::vector<TeacherToken>* out) const {
+  out->clear();
+  std::vector<NormChar> chars;
+  if (added_raw_.empty() && added_normalized_.empty()) {
+    NormalizeChars(text, 0, &chars);
+    PreTokenize(chars.data(), chars.size(), out);
+    return;
+  }
+  // 1. Added tokens matched on the original text (normalized = false), 2. on the normalised text of
+  // what lies between them (normalized = true), 3. pre-tokenizer and WordPiece on the rest.
+  std::vector<NormChar> raw;
+  for (size_t pos = 0; pos < text.size();) {
+    auto begin = static_cast<uint32_t>(pos);
+    char32_t c = unicode::DecodeNext(text, &pos);
+    raw.push_back({c, begin, static_cast<uint32_t>(pos)});
+  }
+  std::vector<Split> outer, inner;
+  SplitAdded(added_raw_, raw.data(), raw.size(), &outer);
+  for (const Split& s : outer) {
+    if (s.id >= 0) {
+      out->push_back({s.id, raw[s.begin].begin, raw[s.end - 1].end});
+      continue;
+    }
+    uint32_t begin = raw[s.begin].begin, end = raw[s.end - 1].end;
+    NormalizeChars(text.substr(begin, end - begin), begin, &chars);
+    SplitAdded(added_normalized_, chars.data(), chars.size(), &inner);
+    for (const Split& p : inner) {
+      if (p.id >= 0) {
+        out->push_back({p.id, chars[p.begin].begin, chars[p.end - 1].end});
+      } else {
+        PreTokenize(chars.data() + p.begin, p.end - p.begin, out);
+      }
     }
   }
 }

@@ -3,8 +3,11 @@
 // punctuation) and WordPiece (greedy longest match, continuation prefix, max_input_chars_per_word,
 // [UNK] for a word that cannot be split). Every token keeps the byte range of the original text it
 // came from, so teacher tokens can be aligned with core's words.
+// Added tokens (tokenizer.json's added_tokens: [CLS], [MASK], ...) written literally in the text are
+// matched first, as Hugging Face's AddedVocabulary does: tokens with normalized = false on the original
+// text, then those with normalized = true on the normalised text, leftmost-longest, with single_word,
+// lstrip and rstrip; a match becomes that token's id.
 // Not supported (an `unsupported` error at load): other normalizers / pre-tokenizers / models.
-// Added tokens written literally in the text ("[MASK]") are not matched specially.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +51,8 @@ class BertTokenizer {
   int32_t cls_id() const { return cls_; }
   int32_t sep_id() const { return sep_; }
   int32_t pad_id() const { return pad_; }
+  // The largest id Tokenize can produce (added tokens may lie past the WordPiece vocabulary).
+  int32_t max_id() const { return max_id_; }
   int32_t unk_id() const { return unk_; }
   int32_t Find(std::string_view piece) const;
   // The teacher's vocabulary as core's SubwordVocab (WordPiece), for out-of-vocabulary fallback.
@@ -58,14 +63,31 @@ class BertTokenizer {
     char32_t c;
     uint32_t begin, end;
   };
+  struct Added {
+    std::u32string content;  // as matched: original, or normalised when `normalized`
+    int32_t id;
+    bool single_word, lstrip, rstrip;
+  };
+  // Added tokens of one kind, by their first character.
+  using AddedSet = std::unordered_map<char32_t, std::vector<Added>>;
   static Status FromJsonUnchecked(std::string_view json, BertTokenizer* out);  // may throw
-  void NormalizeChars(std::string_view text, std::vector<NormChar>* out) const;
+  void NormalizeChars(std::string_view text, uint32_t base, std::vector<NormChar>* out) const;
   void WordPiece(const NormChar* chars, size_t n, std::vector<TeacherToken>* out) const;
+  // Pre-tokenizer and WordPiece over chars[0, n).
+  void PreTokenize(const NormChar* chars, size_t n, std::vector<TeacherToken>* out) const;
+  // Splits chars[0, n) at the added tokens of `set` (Hugging Face's find_matches): pieces [begin, end)
+  // of indices in order that cover everything, each an added token's id or -1 (text between them).
+  struct Split {
+    size_t begin, end;
+    int32_t id;
+  };
+  static void SplitAdded(const AddedSet& set, const NormChar* chars, size_t n, std::vector<Split>* out);
 
   BertTokenizerConfig config_;
   std::vector<std::string> pieces_;
   std::unordered_map<std::string, int32_t> ids_;
-  int32_t cls_ = -1, sep_ = -1, pad_ = 0, unk_ = -1;
+  AddedSet added_raw_, added_normalized_;
+  int32_t cls_ = -1, sep_ = -1, pad_ = 0, unk_ = -1, max_id_ = 0;
 };
 
 }  // namespace swe::trainer
