@@ -1,9 +1,11 @@
 #include "test_util.h"
 
+#include <ftw.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -25,10 +27,17 @@ TempDir::TempDir() {
   path_ = buf.data();
 }
 
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
+namespace {
+int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) {
+  std::remove(path);  // a file, or a directory already emptied (FTW_DEPTH: contents first)
+  return 0;
 }
+}  // namespace
+
+// POSIX nftw rather than std::filesystem::remove_all: pip's CUDA libtorch exports its own copies of
+// some std::filesystem functions, the executable binds to them before libstdc++'s, and its remove_all
+// jumps to a null pointer (docs/TRAINER.md, "CUDA").
+TempDir::~TempDir() { nftw(path_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS); }
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::filesystem::path p(path);

@@ -17,7 +17,7 @@ Status FitPca(const Matrix& x, const PcaOptions& options, PcaResult* out) {
     torch::Tensor mean = X.mean(0);
     torch::Tensor Xc = X - mean;
     torch::Tensor cov = torch::matmul(Xc.t(), Xc) / static_cast<double>(n);
-    auto [evals, evecs] = torch::linalg::eigh(cov, "L");  // ascending
+    auto [evals, evecs] = at::linalg_eigh(cov, "L");  // ascending (torch 2.11's torch.h: no torch::linalg)
     evals = evals.flip(0);
     evecs = evecs.flip(1);  // columns by decreasing variance
     // Deterministic sign: the largest-magnitude entry of each direction is positive.

@@ -52,8 +52,10 @@ Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out)
 
 // Torch helpers, implemented in device.cpp (so that callers need no torch headers).
 // Resolves "auto" | "cpu" | "cuda" | "cuda:N" to a device name; "cuda" fails when this libtorch
-// build or machine has no CUDA.
+// build or machine has no CUDA, "cuda:N" when there is no device N.
 Status ResolveDevice(const std::string& requested, std::string* resolved);
+// The number of CUDA devices libtorch can use (0 in a CPU-only build or on a machine without a GPU).
+int CudaDeviceCount();
 // Sets libtorch's intra-op threads (0 = leave as is) and the global seed.
 void ConfigureTorch(int threads, uint64_t seed);
 
