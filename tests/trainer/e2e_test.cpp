@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <random>
@@ -322,6 +323,18 @@ TEST(TrainerEndToEnd, ContrastiveRecipeErrors) {
             std::string::npos);
   recipe["refine"] = {{"method", "contrastiv"}};
   EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("must be kd, contrastive or none"), std::string::npos);
+}
+
+TEST(TrainerRecipes, ShippedRecipesParse) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SWE_SOURCE_DIR) + "/recipes")) {
+    if (entry.path().extension() != ".json") continue;
+    Recipe r;
+    Status s = LoadRecipe(entry.path().string(), &r);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    ++n;
+  }
+  EXPECT_GE(n, 5);
 }
 
 }  // namespace
