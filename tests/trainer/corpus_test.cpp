@@ -54,6 +54,43 @@ TEST(TrainerCorpus, RejectsTruncatedAndCorruptZstd) {
   EXPECT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
 }
 
+TEST(TrainerCorpus, SplitTabsMakesEachColumnASentence) {
+  Progress::SetEnabled(false);
+  TempDir dir;
+  WriteFile(dir.file("p.tsv.zst"), testing::Zstd("A cat.\tEine Katze. Sie schläft.\n\t \nHi.\n"));
+  CorpusOptions o;
+  o.paths = {dir.file("p.tsv.zst")};
+  std::vector<std::string> got;
+  auto collect = [&](std::string_view s) {
+    got.emplace_back(s);
+    return true;
+  };
+  o.split_tabs = true;
+  ASSERT_TRUE(ForEachSentence(o, "test", collect).ok());
+  EXPECT_EQ(got, (std::vector<std::string>{"A cat.", "Eine Katze. Sie schläft.", "Hi."}));
+  got.clear();
+  o.split_sentences = true;
+  ASSERT_TRUE(ForEachSentence(o, "test", collect).ok());
+  EXPECT_EQ(got, (std::vector<std::string>{"A cat.", "Eine Katze.", "Sie schläft.", "Hi."}));
+}
+
+TEST(TrainerCorpus, ReadsTranslationPairs) {
+  TempDir dir;
+  WriteFile(dir.file("p.tsv.zst"), testing::Zstd("A cat. \t Eine Katze.\r\n\nHi.\tHallo!\n", 2));
+  std::vector<SentencePair> pairs = {{"x", "y"}};
+  ASSERT_TRUE(ReadPairs(dir.file("p.tsv.zst"), &pairs).ok());
+  ASSERT_EQ(pairs.size(), 3u);  // appended
+  EXPECT_EQ(pairs[1].source, "A cat.");
+  EXPECT_EQ(pairs[1].target, "Eine Katze.");
+  EXPECT_EQ(pairs[2].target, "Hallo!");
+  // Errors name the file and line (more in e2e_test's ContrastiveRecipeErrors).
+  WriteFile(dir.file("bad.tsv"), "Hi.\tHallo!\nA\tB\tC\n");
+  Status s = ReadPairs(dir.file("bad.tsv"), &pairs);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.tsv:2: expected one"), std::string::npos) << s.message();
+  EXPECT_EQ(ReadPairs(dir.file("none.tsv"), &pairs).code(), StatusCode::kIo);
+}
+
 TEST(TrainerCorpus, MissingFileIsAnIoError) {
   Status s;
   ReadAll("/nonexistent/corpus.txt", &s);

@@ -4,12 +4,15 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <random>
 
 #include "pipeline.h"
 #include "progress.h"
 #include "recipe.h"
+#include "swe/encoder.h"
 #include "swe/model_file.h"
 #include "swe/tokenizer.h"
 #include "test_util.h"
@@ -156,6 +159,182 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
 
   recipe["vocab"]["sise"] = 3;
   EXPECT_NE(RunRecipe(recipe, &log).message().find("unknown key 'vocab.sise'"), std::string::npos);
+}
+
+// A second language for the bilingual tests: one ASCII German word per tiny English word (the tiny
+// teacher's tokenizer spells words it does not know with letter pieces).
+const std::map<std::string, std::string>& German() {
+  static const std::map<std::string, std::string> de = {
+      {"the", "der"}, {"a", "ein"}, {"cat", "katze"}, {"dog", "hund"}, {"sat", "sass"}, {"on", "auf"},
+      {"mat", "matte"}, {"ran", "rannte"}, {"in", "im"}, {"park", "garten"}, {"bird", "vogel"},
+      {"sang", "zwitscherte"}, {"tree", "baum"}, {"man", "mann"}, {"woman", "frau"}, {"child", "kind"},
+      {"ate", "ass"}, {"apple", "apfel"}, {"bread", "brot"}, {"drank", "trank"}, {"water", "wasser"},
+      {"milk", "milch"}, {"red", "rot"}, {"blue", "blau"}, {"green", "gruen"}, {"big", "gross"},
+      {"small", "klein"}, {"happy", "froh"}, {"sad", "traurig"}, {"house", "haus"}, {"car", "auto"},
+      {"road", "strasse"}, {"city", "stadt"}, {"river", "fluss"}, {"sun", "sonne"}, {"moon", "mond"},
+      {"night", "nacht"}, {"day", "tag"}, {"book", "buch"}, {"read", "las"}, {"wrote", "schrieb"},
+      {"letter", "brief"}, {"friend", "freund"}, {"walked", "ging"}, {"slowly", "langsam"},
+      {"quickly", "schnell"}, {"and", "und"}, {"with", "mit"}, {"under", "unter"}, {"over", "ueber"},
+      {"music", "musik"}, {"played", "spielte"}};
+  return de;
+}
+
+// "English sentence.<TAB>German sentence." lines; the German words are in the same order.
+std::vector<std::pair<std::string, std::string>> Pairs(int n, uint32_t seed) {
+  const auto& words = testing::TinyWords();
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, words.size() - 1), len(3, 8);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (int i = 0; i < n; ++i) {
+    std::string en, de;
+    for (size_t k = 0, m = len(rng); k < m; ++k) {
+      const std::string& w = words[pick(rng)];
+      en += (k ? " " : "") + w;
+      de += (k ? " " : "") + German().at(w);
+    }
+    pairs.push_back({en + ".", de + "."});
+  }
+  return pairs;
+}
+
+std::string Tsv(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  std::string text;
+  for (const auto& [en, de] : pairs) text += en + "\t" + de + "\n";
+  return text;
+}
+
+// The parallel file is both the corpus (split_tabs: each side a sentence) and the pairs.
+json BilingualRecipe(const TempDir& dir) {
+  json r = BaseRecipe(dir);
+  r["name"] = "tiny-en-de";
+  r["corpus"] = {{"paths", {dir.file("en-de.tsv.zst")}}, {"split_tabs", true}};
+  r["vocab"] = {{"size", 150}, {"min_count", 2}};
+  r["refine"] = {{"method", "contrastive"}, {"pairs", {dir.file("en-de.tsv.zst")}}, {"batch_size", 32},
+                 {"max_epochs", 4}, {"lr", 0.01}, {"heldout", 0.2}};
+  r["export"]["path"] = dir.file("out/en-de.swe");
+  return r;
+}
+
+// Mean cosine of each English sentence's vector with its translation's, and with the next pair's.
+std::pair<double, double> TranslationCosines(const Model& model,
+                                             const std::vector<std::pair<std::string, std::string>>& pairs) {
+  Encoder enc(model);
+  std::vector<float> x(enc.dims()), y(enc.dims()), z(enc.dims());
+  double same = 0, other = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    enc.Encode(pairs[i].first, x.data());
+    enc.Encode(pairs[i].second, y.data());
+    enc.Encode(pairs[(i + 1) % pairs.size()].second, z.data());
+    same += Cosine(x.data(), y.data(), enc.dims());
+    other += Cosine(x.data(), z.data(), enc.dims());
+  }
+  return {same / pairs.size(), other / pairs.size()};
+}
+
+// Both languages in the vocabulary, contrastive refinement on the pairs, a model core reads that
+// encodes both languages and puts translations closer than the PCA table did.
+TEST(TrainerEndToEnd, BilingualContrastiveRefinement) {
+  Progress::SetEnabled(false);
+  auto t0 = std::chrono::steady_clock::now();
+  TempDir dir;
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  testing::WriteFile(dir.file("en-de.tsv.zst"), testing::Zstd(Tsv(Pairs(1200, 21))));
+  json recipe = BilingualRecipe(dir);
+  std::vector<std::string> log;
+  Status s = RunRecipe(recipe, &log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (const auto& l : log) std::printf("  %s\n", l.c_str());
+  EXPECT_EQ(Count(log, "translation pairs"), 1);
+
+  std::string bytes = testing::ReadFile(dir.file("out/en-de.swe"));
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  EXPECT_GE(model->vocab_size(), 90u);
+  for (const char* w : {"cat", "katze", "river", "fluss", "und", "and"}) EXPECT_GE(model->find(w), 0) << w;
+  std::vector<uint32_t> ids;
+  Tokenizer(*model).Encode("Der Hund trank Wasser", &ids);
+  EXPECT_EQ(ids.size(), 4u);
+  ids.clear();
+  Tokenizer(*model).Encode("The dog drank water", &ids);
+  EXPECT_EQ(ids.size(), 4u);
+  const Provenance& p = model->provenance();
+  ASSERT_EQ(p.scores.size(), 2u);
+  EXPECT_EQ(p.scores[0].task, "contrastive-heldout");
+  EXPECT_LT(p.scores[1].value, p.scores[0].value);
+  EXPECT_NE(p.corpus.find("pairs:"), std::string::npos);
+
+  // Unseen pairs: translations are closer than other sentences, and closer than before refinement.
+  auto fresh = Pairs(200, 99);
+  auto [same, other] = TranslationCosines(*model, fresh);
+  recipe["refine"] = {{"method", "none"}};
+  recipe["export"]["path"] = dir.file("out/none.swe");
+  ASSERT_TRUE(RunRecipe(recipe, &log).ok());
+  bytes = testing::ReadFile(dir.file("out/none.swe"));
+  std::unique_ptr<Model> unrefined;
+  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &unrefined).ok());
+  auto [same0, other0] = TranslationCosines(*unrefined, fresh);
+  std::printf("  cos(translation) %.3f vs cos(other) %.3f; without refinement %.3f vs %.3f\n", same, other, same0,
+              other0);
+  EXPECT_GT(same, other + 0.2);
+  EXPECT_GT(same - other, same0 - other0 + 0.1);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("  bilingual end-to-end: %.1f s\n", secs);
+  EXPECT_LT(secs, 60.0);
+}
+
+// Bad pairs files fail at once (before the vocabulary stage), naming the file and line.
+TEST(TrainerEndToEnd, ContrastiveRecipeErrors) {
+  Progress::SetEnabled(false);
+  TempDir dir;
+  testing::WriteFile(dir.file("en-de.tsv.zst"), testing::Zstd(Tsv(Pairs(50, 1))));
+  json recipe = BilingualRecipe(dir);
+  std::string pairs = dir.file("pairs.tsv");
+  recipe["refine"]["pairs"] = {dir.file("en-de.tsv.zst"), pairs};
+  auto error = [&](const char* contents) {  // nullptr: no file
+    if (contents) testing::WriteFile(pairs, contents);
+    std::vector<std::string> log;
+    Status st = RunRecipe(recipe, &log);
+    EXPECT_EQ(Count(log, "vocab:"), 0) << st.message();
+    return st;
+  };
+  Status s = error(nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("refine: pairs file not found: " + pairs), std::string::npos) << s.message();
+  for (const char* empty : {"", "\n \n"}) {
+    s = error(empty);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("no sentence pairs in " + pairs), std::string::npos) << s.message();
+  }
+  s = error("Hi.\tHallo.\n\nA cat.\tEine\tKatze.\n");
+  EXPECT_NE(s.message().find(pairs + ":3: expected one 'sentence<TAB>translation' pair, found 2 tabs"),
+            std::string::npos) << s.message();
+  s = error("Hi.\tHallo.\nno translation\n");
+  EXPECT_NE(s.message().find(pairs + ":2: expected one 'sentence<TAB>translation' pair, found 0 tabs"),
+            std::string::npos) << s.message();
+  s = error("Hi.\t  \n");
+  EXPECT_NE(s.message().find(pairs + ":1: empty sentence in a pair"), std::string::npos) << s.message();
+
+  Recipe r;
+  recipe["refine"].erase("pairs");
+  s = ParseRecipe(recipe.dump(), &r);
+  EXPECT_NE(s.message().find("refine.method contrastive needs 'refine.pairs'"), std::string::npos) << s.message();
+  recipe["refine"] = {{"method", "kd"}, {"pairs", {pairs}}};
+  EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("refine.pairs applies to method contrastive only"),
+            std::string::npos);
+  recipe["refine"] = {{"method", "contrastiv"}};
+  EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("must be kd, contrastive or none"), std::string::npos);
+}
+
+TEST(TrainerRecipes, ShippedRecipesParse) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SWE_SOURCE_DIR) + "/recipes")) {
+    if (entry.path().extension() != ".json") continue;
+    Recipe r;
+    Status s = LoadRecipe(entry.path().string(), &r);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    ++n;
+  }
+  EXPECT_GE(n, 5);
 }
 
 }  // namespace

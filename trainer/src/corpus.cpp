@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -198,11 +199,17 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
     while (reader->Next(&line)) {
       if ((++lines & 1023) == 0) progress.Update(done_bytes + reader->file_offset());
       pieces.clear();
-      if (options.split_sentences) {
-        SplitSentences(line, &pieces);
-      } else {
-        std::string_view s = Trim(line);
-        if (!s.empty()) pieces.push_back(s);
+      std::string_view rest = line;
+      while (!rest.empty()) {  // one column, or each tab-separated one
+        size_t tab = options.split_tabs ? rest.find('\t') : std::string_view::npos;
+        std::string_view column = rest.substr(0, tab);
+        rest = tab == std::string_view::npos ? std::string_view() : rest.substr(tab + 1);
+        if (options.split_sentences) {
+          SplitSentences(column, &pieces);
+        } else {
+          std::string_view s = Trim(column);
+          if (!s.empty()) pieces.push_back(s);
+        }
       }
       for (std::string_view s : pieces) {
         if (!fn(s)) return Status::Ok();
@@ -213,6 +220,32 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
     done_bytes += reader->file_size();
   }
   progress.Update(done_bytes);
+  return Status::Ok();
+}
+
+Status ReadPairs(const std::string& path, std::vector<SentencePair>* out) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return IoError("pairs file not found: " + path);
+  std::unique_ptr<LineReader> reader;
+  SWE_RETURN_IF_ERROR(LineReader::Open(path, &reader));
+  std::string line;
+  size_t before = out->size();
+  for (uint64_t number = 1; reader->Next(&line); ++number) {
+    if (Trim(line).empty()) continue;
+    size_t tab = line.find('\t');
+    std::string_view source = Trim(std::string_view(line).substr(0, tab));
+    std::string_view target = tab == std::string::npos ? std::string_view() : Trim(std::string_view(line).substr(tab + 1));
+    std::string where = path + ":" + std::to_string(number) + ": ";
+    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
+      size_t tabs = static_cast<size_t>(std::count(line.begin(), line.end(), '\t'));
+      return InvalidArgument(where + "expected one 'sentence<TAB>translation' pair, found " + std::to_string(tabs) +
+                             " tabs");
+    }
+    if (source.empty() || target.empty()) return InvalidArgument(where + "empty sentence in a pair");
+    out->push_back({std::string(source), std::string(target)});
+  }
+  SWE_RETURN_IF_ERROR(reader->status());
+  if (out->size() == before) return InvalidArgument("no sentence pairs in " + path);
   return Status::Ok();
 }
 

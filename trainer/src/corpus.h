@@ -55,6 +55,7 @@ void SplitSentences(std::string_view paragraph, std::vector<std::string_view>* o
 struct CorpusOptions {
   std::vector<std::string> paths;
   bool split_sentences = false;  // lines are paragraphs
+  bool split_tabs = false;       // a tab separates sentences (both sides of parallel .tsv files)
   uint64_t max_sentences = 0;    // stop after this many sentences (0 = all)
 };
 
@@ -62,6 +63,16 @@ struct CorpusOptions {
 // Shows progress under `stage`. Fails on a missing or unreadable file, or a corrupt .zst.
 Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
                        const std::function<bool(std::string_view)>& fn);
+
+// A translation pair: `target` translates `source`.
+struct SentencePair {
+  std::string source, target;
+};
+
+// Appends the pairs of a parallel file (plain or .zst): one "source<TAB>target" pair per line, sides
+// trimmed, blank lines skipped. A missing file, a line without exactly one tab or with an empty
+// side, or a file without any pair is an error that names the file (and line).
+Status ReadPairs(const std::string& path, std::vector<SentencePair>* out);
 
 // 64-bit FNV-1a, for fingerprints (corpus hash, stage keys). Chain with `seed` = a previous hash.
 uint64_t Fnv1a64(std::string_view bytes, uint64_t seed = 14695981039346656037ull);

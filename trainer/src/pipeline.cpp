@@ -50,6 +50,8 @@ class Runner {
   Status Extract(json* stats);
   Status Pca(json* stats);
   Status Refine(json* stats);
+  Status RefinePairs(Matrix* table, json* stats);
+  Status CheckPairs() const;
   Status Export(json* stats);
 
   const Recipe& r_;
@@ -236,15 +238,81 @@ Status Runner::Pca(json* stats) {
   return Status::Ok();
 }
 
+json ReportStats(const char* method, const RefineReport& report) {
+  return {{"method", method}, {"train_sentences", report.train_sentences},
+          {"heldout_sentences", report.heldout_sentences}, {"initial_heldout_loss", report.initial_heldout},
+          {"best_heldout_loss", report.best_heldout}, {"best_epoch", report.best_epoch},
+          {"train_loss", report.train_loss}, {"heldout_loss", report.heldout_loss}};
+}
+
+std::string ReportLine(const char* loss, const RefineReport& report) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "refine: held-out %s loss %.5f -> %.5f (best epoch %u of %zu)", loss,
+                report.initial_heldout, report.best_heldout, report.best_epoch, report.heldout_loss.size());
+  return buf;
+}
+
+// Reads every pairs file (so a bad one fails before hours of extraction, not after).
+Status Runner::CheckPairs() const {
+  for (const std::string& path : r_.refine_pairs) {
+    std::vector<SentencePair> pairs;
+    SWE_RETURN_IF_ERROR(ReadPairs(path, &pairs));
+  }
+  return Status::Ok();
+}
+
+// Contrastive refinement (Eq. 4-5) on the pairs of every refine.pairs file, mixed. A sentence's rows
+// are its vocabulary words the teacher produced a vector for; a pair with a side without any is skipped.
+Status Runner::RefinePairs(Matrix* table, json* stats) {
+  std::vector<WordCount> vocab;
+  std::vector<uint32_t> counts;
+  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+  SWE_RETURN_IF_ERROR(LoadCounts(&counts));
+  VocabLookup index = VocabIndex(vocab);
+  auto rows_of = [&](const std::string& sentence, std::vector<uint32_t>* rows) {
+    SentenceRows(sentence, r_.vocab, index, rows);
+    rows->erase(std::remove_if(rows->begin(), rows->end(), [&](uint32_t r) { return counts[r] == 0; }), rows->end());
+    return !rows->empty();
+  };
+  PairData data;
+  uint64_t read = 0, hash = 14695981039346656037ull;
+  std::vector<uint32_t> x, y;
+  for (const std::string& path : r_.refine_pairs) {
+    std::vector<SentencePair> pairs;
+    SWE_RETURN_IF_ERROR(ReadPairs(path, &pairs));
+    read += pairs.size();
+    for (const SentencePair& p : pairs) {
+      hash = Fnv1a64(p.source + "\t" + p.target + "\n", hash);
+      if (!rows_of(p.source, &x) || !rows_of(p.target, &y)) continue;
+      data.source.push_back(x);
+      data.target.push_back(y);
+    }
+  }
+  RefineOptions ro = r_.refine_options;
+  SWE_RETURN_IF_ERROR(ResolveDevice(Device(), &ro.device));
+  RefineReport report;
+  SWE_RETURN_IF_ERROR(RefineContrastive(data, ro, table, &report));
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), *table));
+  *stats = ReportStats("contrastive", report);
+  (*stats)["pairs_read"] = read;
+  (*stats)["pairs_skipped"] = read - data.source.size();
+  (*stats)["pairs_hash"] = HexU64(hash);
+  Log("refine: " + std::to_string(data.source.size()) + " translation pairs (" +
+      std::to_string(read - data.source.size()) + " of " + std::to_string(read) + " skipped: no known word on a side)");
+  Log(ReportLine("contrastive", report));
+  return Status::Ok();
+}
+
 Status Runner::Refine(json* stats) {
   Matrix table;
   SWE_RETURN_IF_ERROR(ReadMatrix(Path("table_pca.swm"), &table));
-  if (!r_.refine) {
+  if (r_.refine == RefineMethod::kNone) {
     SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
     *stats = {{"method", "none"}};
     Log("refine: skipped (method none)");
     return Status::Ok();
   }
+  if (r_.refine == RefineMethod::kContrastive) return RefinePairs(&table, stats);
   std::vector<WordCount> vocab;
   std::vector<std::string> generic;
   std::vector<uint32_t> counts;
@@ -301,14 +369,8 @@ Status Runner::Refine(json* stats) {
   RefineReport report;
   SWE_RETURN_IF_ERROR(RefineKd(data, ro, &table, &report));
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
-  *stats = {{"method", "kd"}, {"train_sentences", report.train_sentences},
-            {"heldout_sentences", report.heldout_sentences}, {"initial_heldout_loss", report.initial_heldout},
-            {"best_heldout_loss", report.best_heldout}, {"best_epoch", report.best_epoch},
-            {"train_loss", report.train_loss}, {"heldout_loss", report.heldout_loss}};
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "refine: held-out KD loss %.5f -> %.5f (best epoch %u of %zu)",
-                report.initial_heldout, report.best_heldout, report.best_epoch, report.heldout_loss.size());
-  Log(buf);
+  *stats = ReportStats("kd", report);
+  Log(ReportLine("KD", report));
   return Status::Ok();
 }
 
@@ -351,6 +413,11 @@ Status Runner::Export(json* stats) {
   if (rs.value("method", "") == "kd") {
     p.scores.push_back({"kd-heldout", "kl-initial", rs.value("initial_heldout_loss", 0.0)});
     p.scores.push_back({"kd-heldout", "kl-best", rs.value("best_heldout_loss", 0.0)});
+  } else if (rs.value("method", "") == "contrastive") {
+    p.scores.push_back({"contrastive-heldout", "infonce-initial", rs.value("initial_heldout_loss", 0.0)});
+    p.scores.push_back({"contrastive-heldout", "infonce-best", rs.value("best_heldout_loss", 0.0)});
+    for (const auto& path : r_.refine_pairs) p.corpus += ", pairs:" + path;
+    p.extra.push_back({"pairs_hash", "fnv1a64:" + rs.value("pairs_hash", std::string())});
   }
   p.extra.push_back({"forward_passes", sample_stats["stats"].value("forward_passes", json(0)).dump()});
   p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
@@ -373,6 +440,11 @@ Status Runner::Run() {
   std::filesystem::create_directories(r_.work_dir, ec);
   if (ec) return IoError("cannot create work directory " + r_.work_dir + ": " + ec.message());
   ConfigureTorch(o_.threads >= 0 ? o_.threads : r_.threads, r_.seed);
+  bool refine_selected = o_.only.empty() || std::find(o_.only.begin(), o_.only.end(), Stage::kRefine) != o_.only.end();
+  if (r_.refine == RefineMethod::kContrastive && refine_selected) {
+    Status st = CheckPairs();
+    if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
+  }
   using Fn = Status (Runner::*)(json*);
   const Fn fns[kStageCount] = {&Runner::Vocab, &Runner::Sample, &Runner::Extract,
                                &Runner::Pca,   &Runner::Refine, &Runner::Export};

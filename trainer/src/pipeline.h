@@ -6,7 +6,8 @@
 //   sample   samples.tsv, generic.txt                   coverage sample (N per word) + M generic sentences
 //   extract  vectors.swm, counts.tsv                    teacher -> word vectors (Eq. 1)
 //   pca      table_pca.swm, pca_mean.swm, pca_components.swm   sentence-level PCA + ABTT (Sec. 3.2)
-//   refine   refined.swm, teacher_cache.swm             knowledge distillation (Eq. 2-3)
+//   refine   refined.swm, teacher_cache.swm             knowledge distillation (Eq. 2-3), or contrastive
+//                                                       learning on translation pairs (Eq. 4-5)
 //   export   the .swe file at export.path               core's writer
 #pragma once
 

@@ -39,9 +39,10 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   if (r->work_dir.empty()) return InvalidArgument("recipe: 'work_dir' is required");
   const json empty = json::object();
   const json& corpus = j.contains("corpus") ? j["corpus"] : empty;
-  SWE_RETURN_IF_ERROR(CheckKeys(corpus, "corpus", {"paths", "split_sentences", "max_sentences"}));
+  SWE_RETURN_IF_ERROR(CheckKeys(corpus, "corpus", {"paths", "split_sentences", "split_tabs", "max_sentences"}));
   Get(corpus, "paths", &r->corpus.paths);
   Get(corpus, "split_sentences", &r->corpus.split_sentences);
+  Get(corpus, "split_tabs", &r->corpus.split_tabs);
   Get(corpus, "max_sentences", &r->corpus.max_sentences);
   if (r->corpus.paths.empty()) return InvalidArgument("recipe: 'corpus.paths' needs at least one file");
 
@@ -95,11 +96,23 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
 
   const json& refine = j.contains("refine") ? j["refine"] : empty;
   SWE_RETURN_IF_ERROR(CheckKeys(refine, "refine", {"method", "sentences", "tau", "batch_size", "lr", "max_epochs",
-                                                   "patience", "clip_norm", "heldout", "seed"}));
+                                                   "patience", "clip_norm", "heldout", "seed", "pairs"}));
   std::string method = refine.value("method", std::string("kd"));
-  if (method == "none") r->refine = false;
-  else if (method != "kd") return InvalidArgument("recipe: refine.method must be kd or none (contrastive: not yet)");
+  if (method == "kd") r->refine = RefineMethod::kKd;
+  else if (method == "contrastive") r->refine = RefineMethod::kContrastive;
+  else if (method == "none") r->refine = RefineMethod::kNone;
+  else return InvalidArgument("recipe: refine.method must be kd, contrastive or none");
   Get(refine, "sentences", &r->refine_sentences);
+  Get(refine, "pairs", &r->refine_pairs);
+  if (r->refine == RefineMethod::kContrastive) {
+    if (r->refine_pairs.empty()) {
+      return InvalidArgument("recipe: refine.method contrastive needs 'refine.pairs' (parallel files, one "
+                             "'sentence<TAB>translation' per line)");
+    }
+    if (refine.contains("sentences")) return InvalidArgument("recipe: refine.sentences applies to method kd only");
+  } else if (refine.contains("pairs")) {
+    return InvalidArgument("recipe: refine.pairs applies to method contrastive only");
+  }
   Get(refine, "tau", &r->refine_options.tau);
   Get(refine, "batch_size", &r->refine_options.batch_size);
   Get(refine, "lr", &r->refine_options.lr);

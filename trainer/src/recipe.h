@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "corpus.h"
 #include "pca.h"
@@ -19,6 +20,7 @@
 namespace swe::trainer {
 
 enum class PcaMode { kSentence, kWord, kNone };
+enum class RefineMethod { kKd, kContrastive, kNone };
 
 struct Recipe {
   std::string name = "swe-model", description, work_dir;
@@ -29,8 +31,9 @@ struct Recipe {
   uint32_t teacher_batch = 64;
   PcaMode pca_mode = PcaMode::kSentence;
   PcaOptions pca;
-  bool refine = true;
-  uint64_t refine_sentences = 0;  // generic sentences used for refinement (0 = all M)
+  RefineMethod refine = RefineMethod::kKd;
+  uint64_t refine_sentences = 0;  // kd: generic sentences used for refinement (0 = all M)
+  std::vector<std::string> refine_pairs;  // contrastive: parallel files ("source<TAB>target"), all mixed
   RefineOptions refine_options;
   std::string export_path, dtype = "f32";
   bool normalize = true;

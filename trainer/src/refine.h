@@ -5,6 +5,13 @@
 // and the loss is the batch mean of KL(p_i || q_i) = Σ_{j≠i} p_ij (log p_ij − log q_ij). (The cross-
 // entropy −Σ p log q has the same gradient; KL is 0 when the student matches, which makes held-out
 // losses readable.) Adam, gradient-norm clipping, early stopping on the held-out loss, fixed seeds.
+//
+// Cross-lingual refinement by contrastive learning on translation pairs (Sec. 3.3, Eq. 4-5). For a
+// batch of B pairs with student vectors x_i (a sentence) and y_i (its translation), s_ij =
+// cos(x_i, y_j) / τ and the loss is the symmetric InfoNCE cross-entropy with the translation as the
+// positive and the batch's other translations as negatives:
+//   L = ½ · (1/B) Σ_i [ −log softmax_j(s_ij)[i] − log softmax_j(s_ji)[i] ]   (x→y and y→x averaged)
+// Same optimiser, batching, held-out split, early stopping and best-table rule as KD.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +26,10 @@ namespace swe::trainer {
 // The loss above for one batch, in double precision (reference for tests). teacher: n x dt,
 // student: n x ds, row-major; n >= 2.
 double KdLoss(const float* teacher, const float* student, uint32_t n, uint32_t dt, uint32_t ds, double tau);
+
+// The contrastive loss above for one batch of n >= 2 pairs, in double precision (reference for
+// tests). x, y: n x d, row-major; row i of y is the translation of row i of x.
+double ContrastiveLoss(const float* x, const float* y, uint32_t n, uint32_t d, double tau);
 
 struct RefineOptions {
   double tau = 0.05;
@@ -37,14 +48,21 @@ struct RefineData {
   Matrix teacher;                                // one teacher vector per sentence
 };
 
+// Translation pairs as table rows: source[i] and target[i] (both non-empty) are translations.
+struct PairData {
+  std::vector<std::vector<uint32_t>> source, target;
+};
+
 struct RefineReport {
   std::vector<double> train_loss, heldout_loss;  // per epoch
   double initial_heldout = 0, best_heldout = 0;
   uint32_t best_epoch = 0;                       // 0 = the initial table was best
-  uint64_t train_sentences = 0, heldout_sentences = 0;
+  uint64_t train_sentences = 0, heldout_sentences = 0;  // examples: sentences (KD) or pairs (contrastive)
 };
 
 // Trains `table` (rows x d, in place) and leaves the best table (lowest held-out loss) in it.
 Status RefineKd(const RefineData& data, const RefineOptions& options, Matrix* table, RefineReport* report);
+// The same for the contrastive loss on translation pairs (batch_size = pairs per batch).
+Status RefineContrastive(const PairData& data, const RefineOptions& options, Matrix* table, RefineReport* report);
 
 }  // namespace swe::trainer
