@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The main job on the default model: builds swe, makes the default model if it is not there yet, and
-# searches a few thousand real sentences (the STS Benchmark dev sentences from ../shared/data) for
-# each QUERY given (or three example queries).
+# The main job on the shipped default model (models/swe-en-use-lite-large.swe, distilled from Universal
+# Sentence Encoder Lite; its model card is beside it): builds swe and searches a few thousand real
+# sentences (the STS Benchmark dev sentences from ../shared/data) for each QUERY given (or three
+# example queries). SWE_MODEL=path picks another model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh >/dev/null
-model=models/glove-100d-50k-int8.swe
-[ -f "$model" ] || bash scripts/make-placeholder-model.sh
+model=${SWE_MODEL:-models/swe-en-use-lite-large.swe}
 data=${SWE_SHARED_DATA:-../shared/data}
 docs=build/demo-docs.txt
 cut -f6,7 "$data/eval/sts/stsbenchmark/sts-dev.csv" | tr '\t' '\n' | awk 'NF && !seen[$0]++' > "$docs"

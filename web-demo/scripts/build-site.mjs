@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The model the demo serves, relative to the repository root: the one line to change for another model. */
-export const MODEL = 'models/glove-100d-50k-int8.swe';
+export const MODEL = 'models/swe-en-use-lite-large.swe';
 
 const PAGE_FILES = ['index.html', 'style.css', 'main.mjs', 'worker.mjs', 'sw.js'];
 const demo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
