@@ -21,15 +21,7 @@ std::string Fixture(const std::string& name) {
   return std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/bert_golden/" + name;
 }
 
-double Cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
+using testing::Cosine;
 
 struct Golden {
   nlohmann::json meta;

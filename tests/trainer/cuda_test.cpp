@@ -40,15 +40,7 @@ bool CudaRequired() {
     }                                                                                    \
   } while (0)
 
-double Cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return aa == 0 && bb == 0 ? 1.0 : ab / std::sqrt(aa * bb);
-}
+using testing::Cosine;
 
 double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   EXPECT_EQ(a.size(), b.size());

@@ -215,4 +215,14 @@ std::vector<std::string> WriteTinyBert(const std::string& dir, const TinyBertOpt
   return pieces;
 }
 
+double Cosine(const float* a, const float* b, size_t n) {
+  double ab = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ab += static_cast<double>(a[i]) * b[i];
+    aa += static_cast<double>(a[i]) * a[i];
+    bb += static_cast<double>(b[i]) * b[i];
+  }
+  return aa == 0 && bb == 0 ? 1.0 : ab / std::sqrt(aa * bb);
+}
+
 }  // namespace swe::trainer::testing

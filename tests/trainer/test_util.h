@@ -3,6 +3,7 @@
 // sentence-transformers modules), so tests need no downloaded weights.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -46,6 +47,9 @@ struct TinyBertOptions {
 };
 // Writes the model directory; returns the tokenizer vocabulary (by id).
 std::vector<std::string> WriteTinyBert(const std::string& dir, const TinyBertOptions& options);
+
+// Cosine similarity in double precision; two zero vectors count as identical (1).
+double Cosine(const float* a, const float* b, size_t n);
 
 // The small English word list the tiny tokenizer knows (and a corpus can be generated from).
 const std::vector<std::string>& TinyWords();

@@ -17,15 +17,7 @@ namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
-double Cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return aa == 0 && bb == 0 ? 1.0 : ab / std::sqrt(aa * bb);
-}
+using testing::Cosine;
 
 double MaxAbsDiff(const float* a, const float* b, size_t n) {
   double d = 0;
