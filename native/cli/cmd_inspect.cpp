@@ -86,7 +86,10 @@ int RunInfo(const Args& args) {
   Row("teacher", Text(j, "teacher"));
   Row("corpus", Text(j, "corpus"));
   Row("corpus hash", Text(j, "corpus_hash"));
-  Row("recipe", Text(j, "recipe"));
+  // A trained model's recipe is a page of JSON: a summary here, the whole text with --json.
+  const std::string recipe = Text(j, "recipe");
+  const bool short_recipe = recipe.size() <= 80 && recipe.find('\n') == std::string::npos;
+  Row("recipe", short_recipe ? recipe : std::to_string(recipe.size()) + " bytes of JSON (swe info --json shows it)");
   Row("created by", Text(j, "created_by"));
   const nlohmann::json& tok = j["tokenizer"];
   std::string tokenizer = "fold_case=" + Text(tok, "fold_case") + " strip_accents=" + Text(tok, "strip_accents") +

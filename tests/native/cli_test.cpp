@@ -164,6 +164,17 @@ TEST_F(CliTest, Info) {
   EXPECT_EQ(j["dims"], kDims);
   EXPECT_EQ(j["vocab_size"], kWords.size());
   EXPECT_EQ(j["placeholder"], false);
+
+  // A long recipe (a trained model's) is summarised; --json keeps it whole.
+  swe::ModelContents trained = swe::testing::RandomContents(kWords, kDims, 5);
+  trained.provenance.recipe = "{\n  \"name\": \"trained\",\n  \"vocab\": {\"size\": 16}\n}\n";
+  std::vector<uint8_t> bytes = swe::testing::ModelBytes(trained);
+  std::ofstream(P("trained.swe"), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  r = Run({"info", P("trained.swe")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("recipe       49 bytes of JSON (swe info --json shows it)\n"), std::string::npos) << r.out;
+  r = Run({"info", P("trained.swe"), "--json"});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["recipe"], trained.provenance.recipe);
 }
 
 TEST_F(CliTest, EncodeNpy) {
