@@ -10,6 +10,8 @@ export const jsRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = join(jsRoot, '..');
 export const dataDir = process.env.SWE_SHARED_DATA ?? join(repoRoot, '../shared/data');
 export const placeholderModel = join(repoRoot, 'models/glove-100d-50k-int8.swe');
+/** The shipped default model (committed). */
+export const defaultModel = join(repoRoot, 'models/swe-en-use-lite-large.swe');
 
 /** The native CLI (SWE_CLI, else the native preset's build); fails with what to do when missing. */
 export function nativeCli() {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { loadModel } from '../src/index.js';
-import { bitDifferences, fixtureModels, nativeVectors, placeholderModel, stsSentences } from './helpers.js';
+import { bitDifferences, defaultModel, fixtureModels, nativeVectors, placeholderModel, stsSentences } from './helpers.js';
 
 const sentences = stsSentences();
 
@@ -42,7 +42,11 @@ test('wasm and native vectors are bit-identical with --dims truncation', async (
   await checkParity(fixtureModels().int8, { dims: 21 });
 });
 
-test('wasm and native vectors are bit-identical on the default model', {
+test('wasm and native vectors are bit-identical on the shipped default model (subword fallback too)', async () => {
+  await checkParity(defaultModel);
+});
+
+test('wasm and native vectors are bit-identical on the GloVe placeholder', {
   skip: existsSync(placeholderModel) ? false : `${placeholderModel} not built (scripts/make-placeholder-model.sh)`,
 }, async () => {
   await checkParity(placeholderModel);
