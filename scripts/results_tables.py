@@ -27,30 +27,32 @@ def load(path):
     return scores
 
 
+def stem(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
 def main():
     sep = sys.argv.index("--")
     teacher, students = load(sys.argv[1]), load(sys.argv[2])
     paths = sys.argv[sep + 1:]
-    columns = [(name, scores) for name, scores in teacher.items()]
-    columns += [(os.path.splitext(os.path.basename(p))[0], students.get(os.path.splitext(os.path.basename(p))[0], {}))
-                for p in paths]
-    heads = ["USE-lite (teacher)" if n == "use-lite" else LABELS.get(n, n) for n, _ in columns]
+    # (name, scores, size in MB or None): the teacher first, then the models in the given order.
+    columns = [(name, scores, None) for name, scores in teacher.items()]
+    columns += [(stem(p), students.get(stem(p), {}), os.path.getsize(p) / 1e6) for p in paths]
+    heads = ["USE-lite (teacher)" if n == "use-lite" else LABELS.get(n, n) for n, _, _ in columns]
     print("| task | metric | " + " | ".join(heads) + " |")
     print("|---|---|" + "---:|" * len(columns))
     tasks = [t for t in STS + ["tatoeba", "sst2", "sst5", "subj", "mpqa", "trec"]
-             if any(t in s for _, s in columns)]
+             if any(t in s for _, s, _ in columns)]
+    sts = [t for t in tasks if t in STS]
     for task in tasks:
-        metric = next(s[task]["metric"] for _, s in columns if task in s)
-        cells = ["%.1f" % s[task]["score"] if task in s else "" for _, s in columns]
+        metric = next(s[task]["metric"] for _, s, _ in columns if task in s)
+        cells = ["%.1f" % s[task]["score"] if task in s else "" for _, s, _ in columns]
         print("| %s | %s | %s |" % (task, metric, " | ".join(cells)))
-        if task == STS[-1] or (task in STS and not any(t in STS for t in tasks[tasks.index(task) + 1:])):
-            avg = []
-            for _, s in columns:
-                have = [s[t]["score"] for t in STS if t in s]
-                avg.append("**%.1f**" % (sum(have) / len(have)) if len(have) == len([t for t in STS if t in tasks]) else "")
+        if task == sts[-1]:  # the average of every STS task that ran, for the columns that have them all
+            avg = ["**%.1f**" % (sum(s[t]["score"] for t in sts) / len(sts)) if all(t in s for t in sts) else ""
+                   for _, s, _ in columns]
             print("| STS average | spearman | " + " | ".join(avg) + " |")
-    sizes = ["" if n == "use-lite" else "%.1f" % (os.path.getsize(p) / 1e6) for (n, _), p in
-             zip(columns, [None] * (len(columns) - len(paths)) + paths)]
+    sizes = ["" if size is None else "%.1f" % size for _, _, size in columns]
     print("| model size (MB) | | " + " | ".join(sizes) + " |")
 
 

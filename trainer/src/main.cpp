@@ -62,10 +62,10 @@ int main(int argc, char** argv) {
   const char* env_data = std::getenv("SWE_DATA");
   if (env_data != nullptr && *env_data) eval_options.suite.data_dir = env_data;
   eval_options.suite.classify.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto count = [](const std::string& v, long max, long* out) {
+  auto number = [](const std::string& v, long min, long max, long* out) {
     char* end = nullptr;
     *out = std::strtol(v.c_str(), &end, 10);
-    return !v.empty() && end && !*end && *out >= 1 && *out <= max;
+    return !v.empty() && end && !*end && *out >= min && *out <= max;
   };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -86,10 +86,9 @@ int main(int argc, char** argv) {
       if (!value(&options.device)) return Fail("--device needs a value");
     } else if (a == "--threads") {
       std::string v;
+      long n = 0;
       if (!value(&v)) return Fail("--threads needs a number");
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (!end || *end || n < 0 || n > 1024) return Fail("bad --threads " + v);
+      if (!number(v, 0, 1024, &n)) return Fail("bad --threads " + v);
       options.threads = static_cast<int>(n);
     } else if (a == "--teacher") {
       if (!value(&teacher_kind) || !value(&teacher_path)) return Fail("--teacher needs a kind and a directory");
@@ -104,7 +103,7 @@ int main(int argc, char** argv) {
     } else if (a == "--limit" || a == "--batch") {
       std::string v;
       long n = 0;
-      if (!value(&v) || !count(v, 100'000'000, &n)) return Fail(a + " needs a number >= 1");
+      if (!value(&v) || !number(v, 1, 100'000'000, &n)) return Fail(a + " needs a number >= 1");
       if (a == "--limit") eval_options.suite.limit = static_cast<size_t>(n);
       else eval_options.batch_size = static_cast<uint32_t>(std::min(n, 100'000L));
     } else if (a == "--force") {

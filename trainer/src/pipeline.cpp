@@ -12,7 +12,6 @@
 #include "extract.h"
 #include "matrix_io.h"
 #include "pca.h"
-#include "progress.h"
 #include "refine.h"
 #include "sampler.h"
 #include "teacher.h"
@@ -342,25 +341,10 @@ Status Runner::Refine(json* stats) {
     t.device = Device();
     std::unique_ptr<Teacher> teacher;
     SWE_RETURN_IF_ERROR(LoadTeacher(t, &teacher));
-    std::vector<size_t> order(texts.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
     data.teacher.rows = texts.size();
     data.teacher.cols = teacher->dims();
     data.teacher.data.assign(texts.size() * teacher->dims(), 0.0f);
-    Progress progress("teacher", texts.size(), "sentences");
-    TeacherOutput out;
-    for (size_t start = 0; start < order.size(); start += r_.teacher_batch) {
-      size_t end = std::min(order.size(), start + r_.teacher_batch);
-      std::vector<std::string> batch;
-      for (size_t i = start; i < end; ++i) batch.push_back(texts[order[i]]);
-      SWE_RETURN_IF_ERROR(teacher->Encode(batch, nullptr, &out));
-      for (size_t i = start; i < end; ++i) {
-        std::copy(out.sentence_vectors.begin() + (i - start) * out.dims,
-                  out.sentence_vectors.begin() + (i - start + 1) * out.dims, data.teacher.row(order[i]));
-      }
-      progress.Update(end);
-    }
+    SWE_RETURN_IF_ERROR(EncodeSentences(*teacher, texts, r_.teacher_batch, "teacher", data.teacher.data.data()));
     SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data.teacher));
     SWE_RETURN_IF_ERROR(WriteTextFile(Path("teacher_cache.key"), cache_key));
   }

@@ -1,6 +1,10 @@
 #include "teacher.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "bert_teacher.h"
+#include "progress.h"
 #include "use_lite_teacher.h"
 
 namespace swe::trainer {
@@ -9,6 +13,32 @@ Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out)
   if (options.kind == "bert") return LoadBertTeacher(options, out);
   if (options.kind == "use-lite") return LoadUseLiteTeacher(options, out);
   return InvalidArgument("unknown teacher kind '" + options.kind + "' (known: bert, use-lite)");
+}
+
+Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,
+                       const std::string& label, float* out) {
+  if (batch_size == 0) return InvalidArgument("the teacher's batch size must be at least 1");
+  std::vector<size_t> order(texts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
+  const size_t dims = teacher.dims();
+  Progress progress(label, texts.size(), "sentences");
+  TeacherOutput result;
+  std::vector<std::string> batch;
+  for (size_t start = 0; start < order.size(); start += batch_size) {
+    const size_t end = std::min(order.size(), start + batch_size);
+    batch.clear();
+    for (size_t i = start; i < end; ++i) batch.push_back(texts[order[i]]);
+    SWE_RETURN_IF_ERROR(teacher.Encode(batch, nullptr, &result));
+    if (result.dims != dims || result.sentence_vectors.size() != batch.size() * dims) {
+      return Internal("the teacher returned sentence vectors of the wrong shape");
+    }
+    for (size_t i = start; i < end; ++i) {
+      std::copy_n(result.sentence_vectors.begin() + (i - start) * dims, dims, out + order[i] * dims);
+    }
+    progress.Update(end);
+  }
+  return Status::Ok();
 }
 
 }  // namespace swe::trainer

@@ -50,6 +50,11 @@ struct TeacherOptions {
 
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out);
 
+// The teacher's sentence vectors for `texts`, texts.size() x dims() floats into `out` in input order,
+// encoded in batches of `batch_size` shortest first (less padding), with a progress line `label`.
+Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,
+                       const std::string& label, float* out);
+
 // Torch helpers, implemented in device.cpp (so that callers need no torch headers).
 // Resolves "auto" | "cpu" | "cuda" | "cuda:N" to a device name; "cuda" fails when this libtorch
 // build or machine has no CUDA, "cuda:N" when there is no device N.
