@@ -169,22 +169,8 @@ TEST(TrainerCuda, RefineMatchesTheCpu) {
   Progress::SetEnabled(false);
   const uint32_t rows = 40, d = 8, n = 600;
   std::mt19937 rng(5);
-  std::normal_distribution<float> g;
-  std::vector<float> target(rows * d);
-  for (float& v : target) v = g(rng);
-  RefineData data;
-  data.teacher.cols = d;
-  std::uniform_int_distribution<uint32_t> pick(0, rows - 1);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::vector<uint32_t> s = {pick(rng), pick(rng), pick(rng)};
-    data.sentences.push_back(s);
-    for (uint32_t k = 0; k < d; ++k) data.teacher.data.push_back((target[s[0] * d + k] + target[s[1] * d + k] + target[s[2] * d + k]) / 3);
-    ++data.teacher.rows;
-  }
   Matrix initial;
-  initial.rows = rows;
-  initial.cols = d;
-  for (uint32_t i = 0; i < rows * d; ++i) initial.data.push_back(g(rng));
+  const RefineData data = testing::SyntheticKdProblem(rows, d, n, rng, &initial);
   RefineOptions o;
   o.batch_size = 32;
   o.lr = 0.05;

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "progress.h"
+#include "test_util.h"
 
 namespace swe::trainer {
 namespace {
@@ -37,24 +38,8 @@ TEST(TrainerRefine, DistillationLowersHeldOutLossAndKeepsTheBest) {
   Progress::SetEnabled(false);
   const uint32_t rows = 40, d = 8, n = 600;
   std::mt19937 rng(5);
-  std::normal_distribution<float> g;
-  std::vector<float> target(rows * d);
-  for (float& v : target) v = g(rng);
-  RefineData data;
-  data.teacher.cols = d;
-  std::uniform_int_distribution<uint32_t> pick(0, rows - 1);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::vector<uint32_t> s = {pick(rng), pick(rng), pick(rng)};
-    std::vector<float> mean(d, 0.0f);
-    for (uint32_t r : s) for (uint32_t k = 0; k < d; ++k) mean[k] += target[r * d + k] / 3;
-    data.sentences.push_back(s);
-    data.teacher.data.insert(data.teacher.data.end(), mean.begin(), mean.end());
-    ++data.teacher.rows;
-  }
   Matrix table;
-  table.rows = rows;
-  table.cols = d;
-  for (uint32_t i = 0; i < rows * d; ++i) table.data.push_back(g(rng));
+  const RefineData data = testing::SyntheticKdProblem(rows, d, n, rng, &table);
   const Matrix initial = table;
   RefineOptions o;
   o.batch_size = 32;

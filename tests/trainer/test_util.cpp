@@ -225,4 +225,26 @@ double Cosine(const float* a, const float* b, size_t n) {
   return aa == 0 && bb == 0 ? 1.0 : ab / std::sqrt(aa * bb);
 }
 
+RefineData SyntheticKdProblem(uint32_t rows, uint32_t d, uint32_t n, std::mt19937& rng, Matrix* initial) {
+  std::normal_distribution<float> g;
+  std::vector<float> target(rows * d);
+  for (float& v : target) v = g(rng);
+  RefineData data;
+  data.teacher.cols = d;
+  std::uniform_int_distribution<uint32_t> pick(0, rows - 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::vector<uint32_t> s = {pick(rng), pick(rng), pick(rng)};
+    std::vector<float> mean(d, 0.0f);
+    for (uint32_t r : s) for (uint32_t k = 0; k < d; ++k) mean[k] += target[r * d + k] / 3;
+    data.sentences.push_back(s);
+    data.teacher.data.insert(data.teacher.data.end(), mean.begin(), mean.end());
+    ++data.teacher.rows;
+  }
+  initial->rows = rows;
+  initial->cols = d;
+  initial->data.clear();
+  for (uint32_t i = 0; i < rows * d; ++i) initial->data.push_back(g(rng));
+  return data;
+}
+
 }  // namespace swe::trainer::testing

@@ -6,8 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "refine.h"
 
 namespace swe::trainer::testing {
 
@@ -47,6 +50,10 @@ struct TinyBertOptions {
 };
 // Writes the model directory; returns the tokenizer vocabulary (by id).
 std::vector<std::string> WriteTinyBert(const std::string& dir, const TinyBertOptions& options);
+
+// A KD problem a student can solve: `n` sentences of 3 random rows of `rows`, whose teacher vector is
+// the mean of those rows of a hidden random table (rows x d); `initial` gets another random table.
+RefineData SyntheticKdProblem(uint32_t rows, uint32_t d, uint32_t n, std::mt19937& rng, Matrix* initial);
 
 // Cosine similarity in double precision; two zero vectors count as identical (1).
 double Cosine(const float* a, const float* b, size_t n);
