@@ -1,6 +1,7 @@
 // Model: a loaded .swe model in the wasm heap (C API handle), encoding texts into sentence vectors.
 import { align8, checkTexts, describe } from './wasm.js';
 import { Index, openIndex } from './search-index.js';
+import { cosine, kmeans, nearDuplicateGroups, similarityMatrix } from './helpers.js';
 
 const kChunkBytes = 1 << 20;  // UTF-8 bound of the texts encoded per call into the core
 const kChunkTexts = 4096;
@@ -53,6 +54,82 @@ export class Model {
       out.set(new Float32Array(this.#wasm.u8.buffer, vectors, count * dims), start * dims);
     });
     return out;
+  }
+
+  /**
+   * Like encode(), and how many words of each text were known: { vectors, knownWords: Uint32Array }.
+   * A text with knownWords 0 has a zero row: it has no meaning to compare, so callers can drop it.
+   */
+  encodeWithInfo(texts, options = {}) {
+    const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'encodeWithInfo');
+    const dims = this.encodeDims(options, 'encodeWithInfo');
+    const vectors = new Float32Array(list.length * dims);
+    const knownWords = new Uint32Array(list.length);
+    for (let i = 0; i < list.length; ++i) {
+      knownWords[i] = this.encodeOne(list[i], dims, vectors.subarray(i * dims, (i + 1) * dims));
+    }
+    return { vectors, knownWords };
+  }
+
+  /** Cosine similarities of texts `a` with texts `b` (default `a`): Float32Array a.length × b.length. */
+  similarityMatrix(a, b = a, options = {}) {
+    const dims = this.encodeDims(options, 'similarityMatrix');
+    const va = this.encode(checkTexts(a, 'similarityMatrix: a'), { dims });
+    const vb = b === a ? va : this.encode(checkTexts(b, 'similarityMatrix: b'), { dims });
+    return similarityMatrix(va, vb, dims);
+  }
+
+  /**
+   * `texts` by similarity to `query`, best first (ties by position): [{ index, text, score }].
+   * Empty when the query has no known word; options.minScore drops texts scoring below it.
+   */
+  rank(query, texts, options = {}) {
+    checkString(query, 'rank: query');
+    const dims = this.encodeDims(options, 'rank');
+    const minScore = checkMinScore(options.minScore, 'rank');
+    const { vectors: q, knownWords } = this.encodeWithInfo(query, { dims });
+    if (knownWords[0] === 0) return [];
+    const vectors = this.encode(checkTexts(texts, 'rank'), { dims });
+    const out = [];
+    for (let i = 0; i < texts.length; ++i) {
+      const score = cosine(q, vectors.subarray(i * dims, (i + 1) * dims));
+      if (score >= minScore) out.push({ index: i, text: texts[i], score });
+    }
+    return out.sort((x, y) => y.score - x.score || x.index - y.index);
+  }
+
+  /** The k texts most similar to `query`: rank(query, texts, options) cut to k. */
+  topk(query, texts, k, options = {}) {
+    if (!Number.isInteger(k) || k < 0) throw new TypeError('topk: k must be a non-negative integer');
+    return this.rank(query, texts, options).slice(0, k);
+  }
+
+  /** The texts whose similarity to `query` is at least `threshold`, in their order. */
+  filter(query, texts, threshold, options = {}) {
+    if (typeof threshold !== 'number' || Number.isNaN(threshold)) throw new TypeError('filter: threshold must be a number');
+    return this.rank(query, texts, { ...options, minScore: threshold }).sort((x, y) => x.index - y.index)
+      .map((hit) => hit.text);
+  }
+
+  /**
+   * Near-duplicate groups: { texts, groups } where groups are arrays of indices into `texts` (each
+   * member has cosine ≥ threshold, default 0.9, with the group's first) and `texts` keeps each
+   * group's first text, in order. Texts without a known word are never merged.
+   */
+  dedupe(texts, threshold = 0.9, options = {}) {
+    const dims = this.encodeDims(options, 'dedupe');
+    const list = checkTexts(texts, 'dedupe');
+    const groups = nearDuplicateGroups(this.encode(list, { dims }), dims, threshold);
+    return { texts: groups.map((g) => list[g[0]]), groups };
+  }
+
+  /**
+   * k-means clusters of the texts' vectors (k-means++ start from options.seed, default 0, so the
+   * result is the same on every run): { labels, centroids, inertia, iterations } as kmeans() returns.
+   */
+  cluster(texts, k, options = {}) {
+    const dims = this.encodeDims(options, 'cluster');
+    return kmeans(this.encode(checkTexts(texts, 'cluster'), { dims }), dims, k, options);
   }
 
   /** Cosine similarity of the vectors of two texts, in [-1, 1] (0 when either has no known word). */
@@ -152,6 +229,20 @@ export class Model {
     return dims;
   }
 
+  /** @internal Encodes one text into `out` (dims floats); returns how many of its words were known. */
+  encodeOne(text, dims, out) {
+    const wasm = this.#wasm;
+    const vectorAt = 8;
+    const textAt = vectorAt + align8(4 * dims);
+    return wasm.withScratch(textAt + text.length * 3, (p) => {
+      const size = wasm.writeText(text, p + textAt);
+      new Uint32Array(wasm.u8.buffer, p, 1)[0] = dims;
+      wasm.check(wasm.m._swe_model_encode_text(this.handle(), p + textAt, size, p, p + vectorAt, dims, p + 4), 'encode');
+      out.set(new Float32Array(wasm.u8.buffer, p + vectorAt, dims));
+      return new Uint32Array(wasm.u8.buffer, p + 4, 1)[0];
+    });
+  }
+
   /**
    * @internal Encodes `texts` with `dims` dimensions in chunks into the heap and calls
    * visit(start, count, vectorsPtr, extraPtr) for each, with `extra` bytes per text of 8-aligned
@@ -189,6 +280,12 @@ function outputArray(out, length) {
   if (!(out instanceof Float32Array)) throw new TypeError(`encode: options.out must be a Float32Array, got ${describe(out)}`);
   if (out.length < length) throw new RangeError(`encode: options.out holds ${out.length} floats, ${length} are needed`);
   return out;
+}
+
+function checkMinScore(value, what) {
+  if (value === undefined) return -Infinity;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${what}: options.minScore must be a number`);
+  return value;
 }
 
 function checkString(value, what) {

@@ -111,40 +111,40 @@ export class Index {
 
   /**
    * The k best entries for `query` (a text, or a Float32Array of dims floats), best first:
-   * [{id, score}], score the cosine similarity. Equal scores are ordered by ascending id.
+   * [{id, score}], score the cosine similarity. Equal scores are ordered by ascending id. A query with
+   * no known word (a zero vector) has no hits; options.minScore drops hits scoring below it. The second
+   * argument may also be { k, minScore }.
    */
-  search(query, k = 10) {
+  search(query, k = 10, options = {}) {
+    if (k !== null && typeof k === 'object') [k, options] = [k.k ?? 10, k];
     if (!Number.isInteger(k) || k < 0) throw new TypeError('search: k must be a non-negative integer');
+    const minScore = options.minScore ?? -Infinity;
+    if (typeof minScore !== 'number' || Number.isNaN(minScore)) throw new TypeError('search: options.minScore must be a number');
     const wasm = this.#wasm;
     const handle = this.#handle();
     const dims = this.dims;
-    k = Math.min(k, this.size);
-    if (k === 0) return [];
-    let text = null;
+    let vector = query;
     if (typeof query === 'string') {
-      text = query;
+      vector = new Float32Array(dims);
+      if (this.#model.encodeOne(query, dims, vector) === 0) return [];
     } else if (!(query instanceof Float32Array) || query.length !== dims) {
       throw new TypeError(`search: query must be a string or a Float32Array of ${dims} floats`);
+    } else if (query.every((x) => x === 0)) {
+      return [];
     }
+    k = Math.min(k, this.size);
+    if (k === 0) return [];
     const idsAt = 16;
     const scoresAt = idsAt + 8 * k;
     const queryAt = scoresAt + align8(4 * k);
-    const textAt = queryAt + align8(4 * dims);
-    return wasm.withScratch(textAt + (text === null ? 0 : text.length * 3), (p) => {
-      if (text === null) {
-        new Float32Array(wasm.u8.buffer, p + queryAt, dims).set(query);
-      } else {
-        const size = wasm.writeText(text, p + textAt);
-        new Uint32Array(wasm.u8.buffer, p, 1)[0] = dims;
-        wasm.check(wasm.m._swe_model_encode_text(this.#model.handle(), p + textAt, size, p, p + queryAt, dims, 0),
-                   'search');
-      }
+    return wasm.withScratch(queryAt + 4 * dims, (p) => {
+      new Float32Array(wasm.u8.buffer, p + queryAt, dims).set(vector);
       wasm.check(wasm.m._swe_index_search(handle, p + queryAt, dims, k, p + idsAt, p + scoresAt, p + 8), 'search');
       const n = new Uint32Array(wasm.u8.buffer, p + 8, 1)[0];
       const ids = new BigUint64Array(wasm.u8.buffer, p + idsAt, n);
       const scores = new Float32Array(wasm.u8.buffer, p + scoresAt, n);
       const hits = [];
-      for (let i = 0; i < n; ++i) hits.push({ id: this.#fromU64(ids[i]), score: scores[i] });
+      for (let i = 0; i < n && scores[i] >= minScore; ++i) hits.push({ id: this.#fromU64(ids[i]), score: scores[i] });
       return hits;
     });
   }

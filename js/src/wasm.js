@@ -38,9 +38,9 @@ async function instantiate({ wasmBinary, wasmUrl } = {}) {
 }
 
 /** Reads a file in Node (node:fs is imported only here, so browser bundles carry no Node import). */
-export async function readNodeFile(pathOrUrl) {
+export async function readNodeFile(pathOrUrl, signal) {
   const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
-  return new Uint8Array(await fs.readFile(pathOrUrl));
+  return new Uint8Array(await fs.readFile(pathOrUrl, { signal }));
 }
 
 export { isNode };

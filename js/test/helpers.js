@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { mulberry32 } from '../src/helpers.js';
+
 export const jsRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = join(jsRoot, '..');
 export const dataDir = process.env.SWE_SHARED_DATA ?? join(repoRoot, '../shared/data');
@@ -35,18 +37,6 @@ export function stsSentences() {
   return [...seen];
 }
 
-// A small deterministic PRNG (mulberry32).
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 let fixtures = null;
 const temporary = [];
 process.on('exit', () => { for (const dir of temporary) rmSync(dir, { recursive: true, force: true }); });
@@ -69,7 +59,7 @@ export function fixtureModels() {
   const dir = tempDir();
   const words = new Set();
   for (const s of stsSentences()) for (const w of s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) words.add(w);
-  const next = random(1234);
+  const next = mulberry32(1234);
   const dims = 50;
   const lines = [`${words.size} ${dims}`];
   for (const w of words) {

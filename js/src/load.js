@@ -1,0 +1,157 @@
+// Reading a model's bytes for loadModel(): from memory, a Blob, a file (Node), or a URL fetched as a
+// stream (progress from Content-Length, AbortSignal, optional Cache API), or, with no source, the
+// default model package swe-embeddings-model-en when it is installed.
+import { SweError, describe, isNode, readNodeFile, toBytes } from './wasm.js';
+
+const kIo = 5;  // SWE_ERR_IO
+const kDefaultCache = 'swe-embeddings';
+const kOptionKeys = new Set(['onProgress', 'signal', 'cache', 'wasmBinary', 'wasmUrl']);
+
+/** loadModel's options, checked (unknown keys are refused by name). */
+export function checkLoadOptions(options) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`loadModel: options must be an object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!kOptionKeys.has(key)) throw new TypeError(`loadModel: unknown option "${key}"`);
+  }
+  const { onProgress, signal, cache } = options;
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new TypeError(`loadModel: options.onProgress must be a function, got ${describe(onProgress)}`);
+  }
+  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && 'aborted' in signal)) {
+    throw new TypeError(`loadModel: options.signal must be an AbortSignal, got ${describe(signal)}`);
+  }
+  if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') {
+    throw new TypeError(`loadModel: options.cache must be true, false or a cache name, got ${describe(cache)}`);
+  }
+  return options;
+}
+
+/**
+ * The bytes of `source` and a function to call once they proved to be a valid model (it stores fetched
+ * bytes in the Cache API when options.cache asks for it, so that a bad download is never kept).
+ */
+export async function readSource(source, options) {
+  options.signal?.throwIfAborted();
+  if (source === undefined) source = await defaultModelUrl();
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return done(toBytes(source, 'loadModel'), options);
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return done(new Uint8Array(await source.arrayBuffer()), options);
+  }
+  let url;
+  if (typeof source === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(source)) {
+    if (isNode) return readFile(source, options);
+    url = new URL(source, globalThis.location?.href);
+  } else if (typeof source === 'string' || source instanceof URL) {
+    url = new URL(source);
+  } else {
+    throw new TypeError(`loadModel: expected bytes, a URL or a path, got ${describe(source)}`);
+  }
+  if (url.protocol === 'file:') {
+    if (!isNode) throw new TypeError('loadModel: file: URLs can only be read in Node');
+    return readFile(url, options);
+  }
+  return fetchBytes(url, options);
+}
+
+function done(bytes, { onProgress }) {
+  onProgress?.({ loaded: bytes.length, total: bytes.length });
+  return { bytes, commit: async () => {} };
+}
+
+async function readFile(path, options) {
+  try {
+    return done(await readNodeFile(path, options.signal), options);
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    throw new SweError(`loadModel: ${error.message}`, 'io', kIo);
+  }
+}
+
+/** The URL of the default model: swe-embeddings-model-en's file, when that package is installed. */
+async function defaultModelUrl() {
+  let pkg;
+  try {
+    // A literal specifier, so that bundlers include the package when it is installed (esbuild leaves
+    // an unresolvable import() inside try alone; the catch then reports it at run time).
+    pkg = await import('swe-embeddings-model-en');
+  } catch (error) {
+    throw new SweError('loadModel: no model given and the default model package is not installed ' +
+                       `(npm install swe-embeddings-model-en), or pass a path, URL or bytes (${error.message})`,
+                       'io', kIo);
+  }
+  return pkg.modelUrl;
+}
+
+async function fetchBytes(url, options) {
+  const { signal } = options;
+  const cache = await openCache(options.cache);
+  let response = cache ? await cache.match(url) : undefined;
+  const cached = response !== undefined;
+  if (!cached) {
+    try {
+      response = await fetch(url, { signal });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new SweError(`loadModel: cannot fetch ${url}: ${error.message}`, 'io', kIo);
+    }
+    if (!response.ok) {
+      throw new SweError(`loadModel: fetching ${url} failed: HTTP ${response.status} ${response.statusText}`.trimEnd(),
+                         'io', kIo);
+    }
+  }
+  const bytes = await readBody(response, url, options);
+  const commit = async () => {
+    if (!cache || cached) return;
+    const headers = { 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes.length) };
+    // A full quota or a private window must not fail a load that worked: the model is just not kept.
+    await cache.put(url, new Response(bytes, { headers })).catch(() => {});
+  };
+  return { bytes, commit };
+}
+
+/** The Cache API store named by options.cache (true: "swe-embeddings"), or null (off, or no Cache API). */
+async function openCache(cache) {
+  if (!cache || typeof caches === 'undefined') return null;
+  try {
+    return await caches.open(cache === true ? kDefaultCache : cache);
+  } catch {
+    return null;  // e.g. an insecure context or a sandboxed frame: load without caching
+  }
+}
+
+/** The body as bytes, read chunk by chunk with onProgress({loaded, total}); total null when unknown. */
+async function readBody(response, url, { onProgress, signal }) {
+  const encoded = (response.headers.get('Content-Encoding') ?? 'identity') !== 'identity';
+  const length = Number(response.headers.get('Content-Length'));
+  const total = !encoded && Number.isSafeInteger(length) && length > 0 ? length : null;
+  onProgress?.({ loaded: 0, total });
+  if (response.body === null) return new Uint8Array(0);
+  let buffer = new Uint8Array(total ?? 1 << 20);
+  let loaded = 0;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      signal?.throwIfAborted();
+      const { done: end, value } = await reader.read();
+      if (end) break;
+      if (loaded + value.length > buffer.length) {
+        const grown = new Uint8Array(Math.max(buffer.length * 2, loaded + value.length));
+        grown.set(buffer.subarray(0, loaded));
+        buffer = grown;
+      }
+      buffer.set(value, loaded);
+      loaded += value.length;
+      onProgress?.({ loaded, total });
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    if (signal?.aborted) throw signal.reason;
+    throw new SweError(`loadModel: reading ${url} failed after ${loaded} bytes: ${error.message}`, 'io', kIo);
+  }
+  if (total !== null && loaded < total) {
+    throw new SweError(`loadModel: ${url} ended after ${loaded} of ${total} bytes (connection cut?)`, 'io', kIo);
+  }
+  return buffer.subarray(0, loaded);
+}
