@@ -39,7 +39,9 @@ async function instantiate({ wasmBinary, wasmUrl } = {}) {
 
 /** Reads a file in Node (node:fs is imported only here, so browser bundles carry no Node import). */
 export async function readNodeFile(pathOrUrl, signal) {
-  const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+  // The specifier is a variable so that bundlers for the browser do not try to resolve it.
+  const specifier = 'node:fs/promises';
+  const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
   return new Uint8Array(await fs.readFile(pathOrUrl, { signal }));
 }
 

@@ -1,71 +1,108 @@
-// Packaging like a user would: `npm pack`, install the tarball into a temporary project (offline, no
-// repository paths), then use it from Node by its package name (ESM import), on the main thread and in
-// a worker thread. Reports the package size and the gzip size of the wasm.
+// Packaging like a user would: js/scripts/release.sh packs swe-embeddings and swe-embeddings-model-en,
+// both tarballs are installed into a temporary project (offline, no repository paths, no Emscripten),
+// then used from Node by package name (loadModel() with no source finds the model package; on the main
+// thread and in a worker thread), and from a page bundled with esbuild, in chromium. Reports the sizes.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 
-import { fixtureModels, jsRoot, tempDir } from './helpers.js';
+import { buildPage, executablePath, runPage } from './bundle.js';
+import { jsRoot, repoRoot, tempDir } from './helpers.js';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const version = readFileSync(join(repoRoot, 'VERSION'), 'utf8').trim();
 const allowed = new Set(['package.json', 'README.md', 'index.d.ts', 'dist/swe.js', 'dist/swe.wasm',
-                         'src/index.js', 'src/model.js', 'src/search-index.js', 'src/wasm.js']);
+                         'src/index.js', 'src/model.js', 'src/search-index.js', 'src/wasm.js', 'src/load.js',
+                         'src/helpers.js', 'src/langchain.js']);
+const modelFiles = ['package.json', 'README.md', 'index.js', 'index.d.ts', 'swe-en-use-lite-large.swe',
+                    'swe-en-use-lite-large.md'];
+let project;
 
-test('npm pack → install into a fresh project → import "swe-embeddings" from Node', async (t) => {
-  const packDir = tempDir('swe-pack-');
-  const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', packDir], {
-    cwd: jsRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
-  const files = info.files.map((f) => f.path);
-  for (const f of files) assert.ok(allowed.has(f), `unexpected file in the package: ${f}`);
-  for (const f of ['dist/swe.js', 'dist/swe.wasm', 'src/index.js', 'index.d.ts']) {
-    assert.ok(files.includes(f), `missing from the package: ${f}`);
-  }
-  const tarball = join(packDir, info.filename);
-  const wasm = readFileSync(join(jsRoot, 'dist/swe.wasm'));
-  const wasmGzip = gzipSync(wasm, { level: 9 }).length;
-  t.diagnostic(`package ${info.filename}: ${statSync(tarball).size} bytes packed, ${info.unpackedSize} unpacked, ` +
-               `${files.length} files; swe.wasm ${wasm.length} bytes, ${wasmGzip} gzipped`);
-  assert.ok(info.unpackedSize < 2_000_000, 'the package should stay small');
-
-  const project = tempDir('swe-consumer-');
+before(() => {
+  // The wasm build exists (the other tests use it); the release script would only re-check it.
+  const out = tempDir('swe-release-');
+  const tarballs = execFileSync('bash', [join(jsRoot, 'scripts/release.sh'), out], {
+    encoding: 'utf8', env: { ...process.env, SWE_RELEASE_SKIP_BUILD: '1' }, stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim().split('\n');
+  assert.deepEqual(tarballs, [join(out, `swe-embeddings-${version}.tgz`), join(out, `swe-embeddings-model-en-${version}.tgz`)]);
+  project = tempDir('swe-consumer-');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync(npm, ['install', tarball, '--offline', '--no-audit', '--no-fund', '--no-package-lock',
+  execFileSync(npm, ['install', ...tarballs, '--offline', '--no-audit', '--no-fund', '--no-package-lock',
                      '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'] });
-  const model = fixtureModels().int8;
-  writeFileSync(join(project, 'main.js'), `
+  project = { dir: project, tarballs };
+});
+
+function tarFiles(tarball) {
+  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n')
+    .map((f) => f.replace(/^package\//, ''));
+}
+
+test('release.sh packs the library (wasm inside) and the model package, nothing else', (t) => {
+  const [lib, model] = project.tarballs;
+  const files = tarFiles(lib);
+  for (const f of files) assert.ok(allowed.has(f), `unexpected file in the package: ${f}`);
+  for (const f of allowed) assert.ok(files.includes(f), `missing from the package: ${f}`);
+  assert.deepEqual(tarFiles(model).sort(), [...modelFiles].sort());
+  const wasm = readFileSync(join(jsRoot, 'dist/swe.wasm'));
+  t.diagnostic(`${lib}: ${statSync(lib).size} bytes; ${model}: ${statSync(model).size} bytes; ` +
+               `swe.wasm ${wasm.length} bytes, ${gzipSync(wasm, { level: 9 }).length} gzipped`);
+  assert.ok(statSync(lib).size < 500_000, 'the library package should stay small');
+});
+
+test('installed from the tarballs: loadModel() with no source loads the default model in Node', () => {
+  writeFileSync(join(project.dir, 'main.js'), `
 import { loadModel, version } from 'swe-embeddings';
 import { Worker } from 'node:worker_threads';
-const model = await loadModel(process.argv[2]);
-const vectors = model.encode(['a man is playing a guitar', 'a woman is slicing an onion']);
+const model = await loadModel();
+const vector = model.encode('hi');
 const index = model.createIndex();
 index.add([1, 2], ['a man is playing a guitar', 'a woman is slicing an onion']);
 const hit = index.search('someone plays the guitar', 1)[0];
 const inWorker = await new Promise((resolve, reject) => {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: process.argv[2] });
+  const worker = new Worker(new URL('./worker.js', import.meta.url));
   worker.once('message', resolve);
   worker.once('error', reject);
 });
-console.log(JSON.stringify({ version: await version(), dims: model.dims, length: vectors.length, hit: hit.id,
-                             similarity: model.similarity('a man', 'a man'), inWorker,
+console.log(JSON.stringify({ version: await version(), name: model.info.name, dims: model.dims,
+                             length: vector.length, hit: hit.id, none: index.search('zzqqxx').length, inWorker,
                              resolved: import.meta.resolve('swe-embeddings') }));
-index.dispose();
-model.dispose();
 `);
-  writeFileSync(join(project, 'worker.js'), `
+  writeFileSync(join(project.dir, 'worker.js'), `
 import { loadModel } from 'swe-embeddings';
-import { parentPort, workerData } from 'node:worker_threads';
-const model = await loadModel(workerData);
+import { parentPort } from 'node:worker_threads';
+const model = await loadModel();
 parentPort.postMessage(Array.from(model.encode('a man is playing a guitar').subarray(0, 3)));
-model.dispose();
 `);
-  const out = JSON.parse(execFileSync(process.execPath, ['main.js', model], { cwd: project, encoding: 'utf8' }));
-  assert.equal(out.version, JSON.parse(readFileSync(join(jsRoot, 'package.json'), 'utf8')).version);
-  assert.equal(out.length, 2 * out.dims);
+  const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: project.dir, encoding: 'utf8' }));
+  assert.equal(out.version, version);
+  assert.equal(out.name, 'swe-en-use-lite-large');
+  assert.equal(out.length, out.dims);
   assert.equal(out.hit, 1);
-  assert.ok(Math.abs(out.similarity - 1) < 1e-5);
+  assert.equal(out.none, 0, 'a query without a known word has no hits');
   assert.equal(out.inWorker.length, 3);
-  assert.ok(out.resolved.startsWith(`file://${project}/node_modules/swe-embeddings/`), out.resolved);
+  assert.ok(out.resolved.startsWith(`file://${project.dir}/node_modules/swe-embeddings/`), out.resolved);
+});
+
+test('a page bundled with esbuild from the installed packages runs in chromium, cached on reload', {
+  skip: existsSync(executablePath) ? false : `${executablePath} is missing (apt-get install chromium)`,
+}, async () => {
+  const site = await buildPage(project.dir);
+  const { first, second, modelRequests } = await runPage(site);
+  assert.equal(first.error, undefined, first.error);
+  assert.equal(second.error, undefined, second.error);
+  assert.equal(first.name, 'swe-en-use-lite-large');
+  assert.equal(first.vector.length, first.dims);
+  assert.ok(first.same, 'the model through the file loader encodes the same');
+  assert.equal(first.best, 'a man is playing a guitar');
+  const size = statSync(join(site, 'swe-en-use-lite-large.swe')).size;
+  const last = first.progress.at(-1);
+  assert.deepEqual(last, { loaded: size, total: size });
+  assert.ok(first.progress.length > 3, `progress reported ${first.progress.length} times`);
+  for (let i = 1; i < first.progress.length; ++i) assert.ok(first.progress[i].loaded >= first.progress[i - 1].loaded);
+  assert.equal(first.cached, 1);
+  assert.deepEqual(second.vector, first.vector);
+  assert.equal(modelRequests, 1, 'the second visit must read the model from the Cache API');
 });
