@@ -1,0 +1,101 @@
+// loadModel over http (a local server): the streamed fetch reports progress from Content-Length (and
+// total null without it), honours an AbortSignal, and fails with clear errors on HTTP errors, refused
+// connections and cut-off bodies; options are checked; no source without the model package says what
+// to install. (The Cache API is checked in chromium by pack.test.js: Node has none.)
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { after, before, test } from 'node:test';
+
+import { SweError, loadModel } from '../src/index.js';
+import { defaultModel } from './helpers.js';
+
+const bytes = readFileSync(defaultModel);
+let server;
+let base;
+
+before(async () => {
+  server = createServer((request, response) => {
+    const chunked = request.url === '/chunked.swe';
+    if (request.url === '/model.swe' || chunked) {
+      response.writeHead(200, chunked ? {} : { 'Content-Length': bytes.length });
+      // In pieces, so that progress has steps to report.
+      const step = 1 << 20;
+      for (let at = 0; at < bytes.length; at += step) response.write(bytes.subarray(at, at + step));
+      response.end();
+    } else if (request.url === '/cut.swe') {
+      response.writeHead(200, { 'Content-Length': bytes.length });
+      response.write(bytes.subarray(0, 1000), () => response.destroy());
+    } else if (request.url === '/slow.swe') {
+      response.writeHead(200, { 'Content-Length': bytes.length });
+      response.write(bytes.subarray(0, 1000));  // and then nothing: only an abort ends it
+    } else if (request.url === '/page.html') {
+      response.writeHead(200, { 'Content-Type': 'text/html' });
+      response.end('<!doctype html><p>not a model</p>');
+    } else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+
+after(() => server.closeAllConnections?.() ?? server.close());
+
+test('a fetched model reports progress up to its Content-Length', async () => {
+  const progress = [];
+  const model = await loadModel(`${base}/model.swe`, { onProgress: (p) => progress.push(p) });
+  assert.equal(model.info.name, 'swe-en-use-lite-large');
+  assert.deepEqual(progress[0], { loaded: 0, total: bytes.length });
+  assert.deepEqual(progress.at(-1), { loaded: bytes.length, total: bytes.length });
+  assert.ok(progress.length > 3, `${progress.length} progress reports`);
+  for (let i = 1; i < progress.length; ++i) assert.ok(progress[i].loaded > progress[i - 1].loaded);
+  model.dispose();
+});
+
+test('without Content-Length the total is null', async () => {
+  const progress = [];
+  const model = await loadModel(new URL(`${base}/chunked.swe`), { onProgress: (p) => progress.push(p) });
+  assert.deepEqual(progress.at(-1), { loaded: bytes.length, total: null });
+  model.dispose();
+});
+
+test('a file path reports its size once', async () => {
+  const progress = [];
+  (await loadModel(defaultModel, { onProgress: (p) => progress.push(p) })).dispose();
+  assert.deepEqual(progress, [{ loaded: bytes.length, total: bytes.length }]);
+});
+
+test('an AbortSignal stops a download (and an aborted signal stops it before it starts)', async () => {
+  const controller = new AbortController();
+  const loading = loadModel(`${base}/slow.swe`, {
+    signal: controller.signal, onProgress: ({ loaded }) => { if (loaded > 0) controller.abort(); } });
+  await assert.rejects(loading, (e) => e.name === 'AbortError');
+  await assert.rejects(loadModel(`${base}/model.swe`, { signal: AbortSignal.abort() }), (e) => e.name === 'AbortError');
+  await assert.rejects(loadModel(defaultModel, { signal: AbortSignal.abort(new Error('stop')) }), /stop/);
+});
+
+test('HTTP errors, refused connections, cut-off bodies and non-models reject with clear SweErrors', async () => {
+  await assert.rejects(loadModel(`${base}/missing.swe`), (e) => e instanceof SweError && e.code === 'io' &&
+    e.message === `loadModel: fetching ${base}/missing.swe failed: HTTP 404 Not Found`);
+  await assert.rejects(loadModel(`${base}/cut.swe`), (e) => e instanceof SweError && e.code === 'io' &&
+    /cut\.swe/.test(e.message) && /1000/.test(e.message));
+  await assert.rejects(loadModel('http://127.0.0.1:1/model.swe'), (e) => e instanceof SweError &&
+    /^loadModel: cannot fetch http:\/\/127\.0\.0\.1:1\/model\.swe: /.test(e.message));
+  await assert.rejects(loadModel(`${base}/page.html`), (e) => e instanceof SweError && e.code === 'corrupt');
+});
+
+test('options are checked; unknown keys are named', async () => {
+  await assert.rejects(loadModel(bytes, { onprogress: () => {} }), /unknown option "onprogress"/);
+  await assert.rejects(loadModel(bytes, { onProgress: 1 }), TypeError);
+  await assert.rejects(loadModel(bytes, { signal: 'no' }), TypeError);
+  await assert.rejects(loadModel(bytes, { cache: 1 }), TypeError);
+  await assert.rejects(loadModel(bytes, null), TypeError);
+});
+
+test('no source and no model package: the error says what to install', async () => {
+  for (const call of [() => loadModel(), () => loadModel({ cache: true })]) {
+    await assert.rejects(call(), (e) => e instanceof SweError && /npm install swe-embeddings-model-en/.test(e.message));
+  }
+});
