@@ -10,6 +10,26 @@ export interface InitializeOptions {
   wasmUrl?: string | URL;
 }
 
+export interface LoadProgress {
+  /** Bytes read so far. */
+  loaded: number;
+  /** The size from Content-Length (or the file's size); null when the server did not say. */
+  total: number | null;
+}
+
+export interface LoadOptions extends InitializeOptions {
+  /** Called as the bytes arrive (first with loaded 0 for a fetch, last with loaded === total). */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Aborts the download (or file read); loadModel then rejects with signal.reason (an AbortError). */
+  signal?: AbortSignal;
+  /**
+   * Keep fetched models in the Cache API (true: the cache "swe-embeddings", or a cache name) and read
+   * them from there next time (keyed by URL). Only valid models are stored. Ignored where there is no
+   * Cache API (Node).
+   */
+  cache?: boolean | string;
+}
+
 export interface EncodeOptions {
   /** Keep only the first `dims` dimensions, renormalised (0 or absent: all). */
   dims?: number;
@@ -67,6 +87,38 @@ export interface Token {
   match: 'exact' | 'folded' | 'stripped' | 'prefix' | 'unknown';
 }
 
+export interface SearchOptions {
+  /** Drop hits whose score is below this. */
+  minScore?: number;
+}
+
+export interface RankOptions extends EncodeOptions, SearchOptions {}
+
+export interface RankedText {
+  /** Position of the text in the array given. */
+  index: number;
+  text: string;
+  /** Cosine similarity with the query. */
+  score: number;
+}
+
+export interface KMeansOptions {
+  /** Seed of the k-means++ start (default 0): the same seed gives the same clusters. */
+  seed?: number;
+  /** Most Lloyd iterations (default 100); it stops earlier once no row changes cluster. */
+  iterations?: number;
+}
+
+export interface KMeansResult {
+  /** The cluster (0 .. k-1) of each row / text. */
+  labels: Int32Array;
+  /** k × dims centroids, row-major. */
+  centroids: Float32Array;
+  /** Sum of squared distances of the rows to their centroids. */
+  inertia: number;
+  iterations: number;
+}
+
 export interface SearchHit<Id extends number | bigint = number> {
   id: Id;
   /** Cosine similarity of the query and the entry. */
@@ -97,6 +149,20 @@ export class Model {
    * string). Text without a known word gives a zero row.
    */
   encode(texts: string | readonly string[], options?: EncodeIntoOptions): Float32Array;
+  /** encode()'s vectors and how many words of each text were known (0: a zero row, nothing to compare). */
+  encodeWithInfo(texts: string | readonly string[], options?: EncodeOptions): { vectors: Float32Array; knownWords: Uint32Array };
+  /** Cosine similarities of texts a with texts b (default a): a.length × b.length, row-major. */
+  similarityMatrix(a: readonly string[], b?: readonly string[], options?: EncodeOptions): Float32Array;
+  /** The texts by similarity to the query, best first (ties by index); [] when the query has no known word. */
+  rank(query: string, texts: readonly string[], options?: RankOptions): RankedText[];
+  /** rank() cut to the k best. */
+  topk(query: string, texts: readonly string[], k: number, options?: RankOptions): RankedText[];
+  /** The texts with similarity to the query ≥ threshold, in their order. */
+  filter(query: string, texts: readonly string[], threshold: number, options?: EncodeOptions): string[];
+  /** Near-duplicate groups (indices; each member within `threshold`, default 0.9, of the group's first) and the first text of each. */
+  dedupe(texts: readonly string[], threshold?: number, options?: EncodeOptions): { texts: string[]; groups: number[][] };
+  /** k-means of the texts' vectors, k-means++ start from a seed (deterministic). */
+  cluster(texts: readonly string[], k: number, options?: KMeansOptions & EncodeOptions): KMeansResult;
   /** Cosine similarity of two texts' vectors, in [-1, 1] (0 when either has no known word). */
   similarity(a: string, b: string, options?: EncodeOptions): number;
   /** The words of a text and how each matched the vocabulary. */
@@ -124,8 +190,12 @@ export class Index<ResultId extends number | bigint = number> {
   add(ids: Id | readonly Id[] | ArrayLike<number> | BigUint64Array, texts: string | readonly string[]): void;
   /** Adds vectors (ids.length × dims floats, row-major) under ids. */
   addVectors(ids: readonly Id[] | ArrayLike<number> | BigUint64Array, vectors: Float32Array): void;
-  /** The k (default 10) best entries for a text or a vector, best first; ties by ascending id. */
-  search(query: string | Float32Array, k?: number): SearchHit<ResultId>[];
+  /**
+   * The k (default 10) best entries for a text or a vector, best first; ties by ascending id. No hits
+   * for a query without a known word (a zero vector).
+   */
+  search(query: string | Float32Array, k?: number, options?: SearchOptions): SearchHit<ResultId>[];
+  search(query: string | Float32Array, options: SearchOptions & { k?: number }): SearchHit<ResultId>[];
   /** Removes an entry; false when it was not there. */
   remove(id: Id): boolean;
   has(id: Id): boolean;
@@ -135,8 +205,32 @@ export class Index<ResultId extends number | bigint = number> {
   dispose(): void;
 }
 
-/** Loads a .swe model (bytes, URL, or in Node a file path); rejects with SweError if it is invalid. */
-export function loadModel(source: ModelSource, options?: InitializeOptions): Promise<Model>;
+/**
+ * Loads a .swe model (bytes, URL, or in Node a file path; none: the default model of the package
+ * swe-embeddings-model-en); rejects with SweError if it is invalid or cannot be read.
+ */
+export function loadModel(source?: ModelSource, options?: LoadOptions): Promise<Model>;
+export function loadModel(options: LoadOptions): Promise<Model>;
+
+/** Cosine similarity of two vectors (0 when either is zero). */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number;
+/** Cosine similarities of the rows of a with the rows of b (default a), each of dims floats. */
+export function similarityMatrix(a: Float32Array | Float64Array | number[], b: Float32Array | Float64Array | number[], dims: number): Float32Array;
+export function similarityMatrix(a: Float32Array | Float64Array | number[], dims: number): Float32Array;
+/** Near-duplicate groups of rows (see Model.dedupe). */
+export function nearDuplicateGroups(vectors: Float32Array | Float64Array | number[], dims: number, threshold: number): number[][];
+/** k-means of rows of dims floats (see Model.cluster). */
+export function kmeans(vectors: Float32Array | Float64Array | number[], dims: number, k: number, options?: KMeansOptions): KMeansResult;
+
+/** Embeddings with LangChain.js's interface (duck-typed: no dependency on LangChain). */
+export class SweEmbeddings {
+  /** model: a loaded Model (or a promise of one); else loadModel(source, loadOptions) on first use. */
+  constructor(options?: { model?: Model | Promise<Model>; source?: ModelSource; loadOptions?: LoadOptions; dims?: number });
+  /** The model in use. */
+  model(): Promise<Model>;
+  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedQuery(text: string): Promise<number[]>;
+}
 
 /** Starts the WebAssembly module (done by loadModel on first use); options apply to the first call. */
 export function initialize(options?: InitializeOptions): Promise<unknown>;

@@ -16,6 +16,13 @@ worker.onmessage = ({ data }) => handlers[data.type]?.(data);
 worker.onerror = (event) => showError(event.message || 'the search worker failed to start');
 
 const handlers = {
+  download({ loaded, total }) {
+    const reports = (window.sweDemo.load.download?.reports ?? 0) + 1;
+    window.sweDemo.load.download = { loaded, total, reports };
+    const mb = (bytes) => (bytes / 1e6).toFixed(1);
+    setProgress(total ? `Downloading the model… ${mb(loaded)} of ${mb(total)} MB` : `Downloading the model… ${mb(loaded)} MB`,
+                total ? loaded / total : null);
+  },
   model(m) {
     const mb = (m.fileSize / 1e6).toFixed(1);
     $('model').textContent = `${m.name} · ${m.dims} dims · ${m.vocabSize.toLocaleString('en')} words · ` +

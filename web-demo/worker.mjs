@@ -1,7 +1,9 @@
 // The search engine of the demo, in a module Web Worker so that the page never waits for it: loads the
 // model with swe-embeddings, indexes the collection in chunks (posting progress between them), then
-// answers searches. Messages in: { type: 'search', seq, query, k }. Messages out: 'model', 'corpus',
-// 'progress', 'ready', 'results', 'error' (see post() calls below).
+// answers searches. Messages in: { type: 'search', seq, query, k }. Messages out: 'download', 'model',
+// 'corpus', 'progress', 'ready', 'results', 'error' (see post() calls below). The model is fetched with
+// the package's own progress and kept in the Cache API (cache: true), so a second visit (or an offline
+// one) reads it from there.
 import { loadModel } from './vendor/swe-embeddings/src/index.js';
 
 const MODEL_URL = new URL('./model.swe', import.meta.url);       // copied there by scripts/build-site.mjs
@@ -31,7 +33,15 @@ start().catch((error) => post({ type: 'error', message: error.message }));
 
 async function start() {
   const t0 = performance.now();
-  model = await loadModel(MODEL_URL);
+  let shown = -1;
+  model = await loadModel(MODEL_URL, {
+    cache: true,
+    onProgress: ({ loaded, total }) => {
+      const percent = total ? Math.floor((100 * loaded) / total) : -1;
+      if (percent !== shown || loaded === total) post({ type: 'download', loaded, total });  // ≤ 100 messages
+      shown = percent;
+    },
+  });
   const { name, description, placeholder, dtype, file_size: fileSize, vocab_size: vocabSize } = model.info;
   post({ type: 'model', name, description, placeholder, dtype, fileSize, vocabSize, dims: model.dims,
          ms: performance.now() - t0 });

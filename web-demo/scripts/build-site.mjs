@@ -2,7 +2,7 @@
 // the page (index.html, style.css, main.mjs, worker.mjs, sw.js), the npm package swe-embeddings as a
 // user installs it (its package.json "files", resolved through node_modules), the model as model.swe,
 // the collection (web-demo/build/corpus.json.gz, from build-corpus.mjs) and assets.json, the list that
-// sw.js keeps for offline use.
+// sw.js keeps for offline use (all but the model, which the package caches).
 //
 // usage: node web-demo/scripts/build-site.mjs [--print-model]
 // env:   SWE_DEMO_MODEL=path/to/model.swe overrides MODEL for one build.
@@ -71,7 +71,8 @@ function main() {
   }
   copy(model, join(staging, 'model.swe'));
   copy(corpus, join(staging, 'corpus.json.gz'));
-  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js')];
+  // The model is cached by swe-embeddings itself (worker.mjs), not by sw.js.
+  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && f !== 'model.swe')];
   writeFileSync(join(staging, 'assets.json'), `${JSON.stringify({ built: new Date().toISOString(), assets }, null, 1)}\n`);
   rmSync(site, { recursive: true, force: true });
   renameSync(staging, site);

@@ -112,6 +112,10 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
     if (/glove/i.test(modelName)) assert.ok(await page.isVisible('#placeholder'), 'the placeholder warning is not shown');
     assert.match(await page.textContent('#progress-label'), /^Indexed [\d,]+ passages in [\d.]+ s/);
     assert.ok(new Set(progress).size >= 10, `the progress bar moved only ${new Set(progress).size} times`);
+    // The model's download, reported by swe-embeddings' onProgress.
+    const { download } = demoState.load;
+    assert.ok(download.reports >= 10, `the download was reported ${download.reports} times`);
+    assert.ok(download.total > 1e6 && download.loaded === download.total, JSON.stringify(download));
     Object.assign(report, {
       passages: demoState.total,
       indexBuildMs: Math.round(demoState.indexWallMs),
@@ -193,8 +197,12 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
   });
 
   test('works offline once loaded', async () => {
-    await page.waitForFunction(async () => (await caches.keys()).length > 0 &&
-      (await (await caches.open((await caches.keys())[0])).keys()).length >= 10, null, { timeout: 30_000 });
+    // The site's files in sw.js's cache, the model in swe-embeddings' own (loadModel with cache: true).
+    await page.waitForFunction(async () => (await caches.has('swe-demo-v1')) &&
+      (await (await caches.open('swe-demo-v1')).keys()).length >= 10, null, { timeout: 30_000 });
+    const models = await page.evaluate(async () =>
+      (await (await caches.open('swe-embeddings')).keys()).map((r) => new URL(r.url).pathname));
+    assert.deepEqual(models, ['/model.swe']);
     await context.setOffline(true);
     try {
       await page.reload();
