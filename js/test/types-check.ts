@@ -1,0 +1,30 @@
+// Compiled (never run) by types.test.js: the declarations in index.d.ts describe the API as used here;
+// the @ts-expect-error lines must stay errors.
+import { SweEmbeddings, cosine, kmeans, loadModel, nearDuplicateGroups, similarityMatrix } from 'swe-embeddings';
+import type { KMeansResult, LoadProgress, Model, RankedText, SearchHit } from 'swe-embeddings';
+
+async function use(): Promise<void> {
+  const controller = new AbortController();
+  const model: Model = await loadModel();
+  await loadModel({ cache: true, onProgress: (p: LoadProgress) => console.log(p.loaded, p.total ?? 0) });
+  await loadModel('model.swe', { cache: 'my-models', signal: controller.signal, wasmUrl: '/swe.wasm' });
+  // @ts-expect-error: cache is a boolean or a name
+  await loadModel('model.swe', { cache: 1 });
+  const { vectors, knownWords }: { vectors: Float32Array; knownWords: Uint32Array } = model.encodeWithInfo(['a', 'b']);
+  const ranked: RankedText[] = model.rank('q', ['a', 'b'], { minScore: 0.2, dims: 64 });
+  const top: RankedText[] = model.topk('q', ['a'], 1);
+  const kept: string[] = model.filter('q', ['a'], 0.5);
+  const { texts, groups }: { texts: string[]; groups: number[][] } = model.dedupe(['a', 'b'], 0.9);
+  const clusters: KMeansResult = model.cluster(['a', 'b'], 2, { seed: 1, iterations: 10 });
+  const matrix: Float32Array = model.similarityMatrix(['a'], ['b', 'c']);
+  const index = model.createIndex();
+  const hits: SearchHit[] = index.search('q', 5, { minScore: 0.1 });
+  const more: SearchHit[] = index.search('q', { k: 5, minScore: 0.1 });
+  const score: number = cosine(vectors, vectors) + similarityMatrix(vectors, 4)[0] + kmeans(vectors, 4, 1).inertia;
+  const dupes: number[][] = nearDuplicateGroups(vectors, 4, 0.9);
+  const embeddings = new SweEmbeddings({ model, dims: 64 });
+  const docs: number[][] = await embeddings.embedDocuments(['a']);
+  const query: number[] = await embeddings.embedQuery('a');
+  console.log(knownWords, ranked, top, kept, texts, groups, clusters, matrix, hits, more, score, dupes, docs, query);
+}
+void use;
