@@ -40,7 +40,7 @@ export async function readSource(source, options) {
     return done(new Uint8Array(await source.arrayBuffer()), options);
   }
   let url;
-  if (typeof source === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(source)) {
+  if (typeof source === 'string' && !/^(https?|blob|data|file):/i.test(source)) {  // a path (C:\ too)
     if (isNode) return readFile(source, options);
     url = new URL(source, globalThis.location?.href);
   } else if (typeof source === 'string' || source instanceof URL) {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 
 import { SweError, loadModel } from '../src/index.js';
 import { defaultModel } from './helpers.js';
@@ -61,10 +62,12 @@ test('without Content-Length the total is null', async () => {
   model.dispose();
 });
 
-test('a file path reports its size once', async () => {
-  const progress = [];
-  (await loadModel(defaultModel, { onProgress: (p) => progress.push(p) })).dispose();
-  assert.deepEqual(progress, [{ loaded: bytes.length, total: bytes.length }]);
+test('a file path, or a file: URL as a string, reports its size once', async () => {
+  for (const source of [defaultModel, pathToFileURL(defaultModel).href]) {
+    const progress = [];
+    (await loadModel(source, { onProgress: (p) => progress.push(p) })).dispose();
+    assert.deepEqual(progress, [{ loaded: bytes.length, total: bytes.length }]);
+  }
 });
 
 test('an AbortSignal stops a download (and an aborted signal stops it before it starts)', async () => {
