@@ -27,6 +27,8 @@ bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 # The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
 bash scripts/build-wasm.sh
 bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
+# The package's dev dependencies (esbuild, playwright-core, @orama/orama, typescript; package-lock.json).
+npm install --prefer-offline --no-audit --no-fund --loglevel=error
 (cd js && node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
 # The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
 bash scripts/web-demo.sh --check 2>&1 | tee build/web-demo-test.log
