@@ -69,19 +69,27 @@ async function readFile(path, options) {
   }
 }
 
-/** The URL of the default model: swe-embeddings-model-en's file, when that package is installed. */
+// Where swe-embeddings-model-en puts its URL when it is imported (see its index.js).
+const kDefaultModel = Symbol.for('swe-embeddings.default-model');
+const kModelPackage = 'swe-embeddings-model-en';
+
+/**
+ * The URL of the default model: swe-embeddings-model-en's file. In a bundle the package must have been
+ * imported (it registers itself); otherwise (Node, or an import map) it is imported here by name.
+ */
 async function defaultModelUrl() {
-  let pkg;
+  if (globalThis[kDefaultModel]) return globalThis[kDefaultModel];
   try {
-    // A literal specifier, so that bundlers include the package when it is installed (esbuild leaves
-    // an unresolvable import() inside try alone; the catch then reports it at run time).
-    pkg = await import('swe-embeddings-model-en');
+    // A variable specifier: bundlers must not try to resolve this optional package (Vite and webpack
+    // fail the build when it is not installed).
+    const pkg = await import(/* webpackIgnore: true */ /* @vite-ignore */ kModelPackage);
+    return pkg.modelUrl;
   } catch (error) {
-    throw new SweError('loadModel: no model given and the default model package is not installed ' +
-                       `(npm install swe-embeddings-model-en), or pass a path, URL or bytes (${error.message})`,
-                       'io', kIo);
+    const hint = isNode ? `npm install ${kModelPackage}`
+      : `npm install ${kModelPackage} and import '${kModelPackage}' once in your bundle`;
+    throw new SweError(`loadModel: no model given and the default model package is not available (${hint}), ` +
+                       `or pass a path, URL or bytes (${error.message})`, 'io', kIo);
   }
-  return pkg.modelUrl;
 }
 
 async function fetchBytes(url, options) {

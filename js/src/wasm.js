@@ -24,7 +24,8 @@ export function initialize(options = {}) {
 }
 
 async function instantiate({ wasmBinary, wasmUrl } = {}) {
-  const url = new URL(wasmUrl ?? '../dist/swe.wasm', import.meta.url);
+  // The default is a literal `new URL(file, import.meta.url)`: the form bundlers (Vite, webpack) rewrite.
+  const url = wasmUrl === undefined ? new URL('../dist/swe.wasm', import.meta.url) : new URL(wasmUrl, import.meta.url);
   const settings = {};
   if (wasmBinary !== undefined) {
     settings.wasmBinary = toBytes(wasmBinary, 'initialize: wasmBinary');

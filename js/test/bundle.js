@@ -1,62 +1,93 @@
-// The bundler check of the pack test: builds a page with esbuild inside a project where the release
-// tarballs were installed (so only node_modules is resolved), serves it on 127.0.0.1 and runs it in
-// Debian's chromium with playwright-core (never `playwright install`). env: SWE_CHROMIUM.
+// The bundler checks of the pack test: pages built with esbuild and with Vite inside a project where
+// the release tarballs were installed (so only its node_modules is resolved), served on 127.0.0.1 and
+// run in Debian's chromium with playwright-core (never `playwright install`). env: SWE_CHROMIUM.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
+import { build as viteBuild } from 'vite';
 
 import { startServer } from '../../web-demo/server.mjs';
 
 export const executablePath = process.env.SWE_CHROMIUM || '/usr/bin/chromium';
 
-// What a user writes: the wasm through the package's exports and esbuild's file loader, the default
-// model with loadModel() and no source (its URL comes from import.meta.url: the .swe is served next to
-// the bundle), streamed with progress into the Cache API; and the model again through the file loader.
-const PAGE = `
+// Both pages load the default model with loadModel() and no source once the model package was imported
+// (its URL comes from import.meta.url), streamed with progress into the Cache API, and report it in
+// `result`, which each page sets as window.result when it is done.
+const LOAD_AND_REPORT = `
+  const progress = [];
+  const model = await loadModel({ cache: true, onProgress: (p) => progress.push(p) });
+  const hits = model.rank('someone plays music', ['stock markets fell', 'a man is playing a guitar']);
+  const result = { name: model.info.name, dims: model.dims, vector: Array.from(model.encode('hi')), progress,
+                   best: hits[0].text, cached: (await (await caches.open('swe-embeddings')).keys()).length };
+`;
+const CATCH = `catch (error) { window.result = { error: String(error?.stack ?? error) }; }`;
+
+// esbuild does not rewrite new URL(…, import.meta.url): the wasm comes through the package's exports
+// and the file loader, the default model is served next to the bundle, and the model is loaded once
+// more through the file loader (it must encode the same).
+const ESBUILD_PAGE = `
 import { initialize, loadModel } from 'swe-embeddings';
 import wasmUrl from 'swe-embeddings/dist/swe.wasm';
+import 'swe-embeddings-model-en';
 import modelFile from 'swe-embeddings-model-en/swe-en-use-lite-large.swe';
 try {
   await initialize({ wasmUrl });
-  const progress = [];
-  const model = await loadModel({ cache: true, onProgress: (p) => progress.push(p) });
+  ${LOAD_AND_REPORT}
   const again = await loadModel(new URL(modelFile, import.meta.url));
-  const hits = model.rank('someone plays music', ['stock markets fell', 'a man is playing a guitar']);
-  window.result = { name: model.info.name, dims: model.dims, vector: Array.from(model.encode('hi')),
-                    same: model.encode('hi').every((x, i) => x === again.encode('hi')[i]), progress,
-                    best: hits[0].text, cached: (await (await caches.open('swe-embeddings')).keys()).length };
-} catch (error) {
-  window.result = { error: String(error?.stack ?? error) };
-}
+  result.again = Array.from(again.encode('hi'));
+  window.result = result;  // last: the test reads it as soon as it is set
+} ${CATCH}
 `;
 
-/** Bundles the page in `project` into project/site/ and copies the default model next to it. */
-export async function buildPage(project) {
-  const site = join(project, 'site');
+// Vite emits both files itself from the packages' new URL(…, import.meta.url).
+const VITE_PAGE = `
+import { loadModel } from 'swe-embeddings';
+import 'swe-embeddings-model-en';
+try {
+  ${LOAD_AND_REPORT}
+  window.result = result;
+} ${CATCH}
+`;
+
+const HTML = (script) => `<!doctype html><meta charset="utf-8"><script type="module" src="${script}"></script>\n`;
+
+/** Bundles the esbuild page in `project` into project/esbuild-site/; returns the site's folder. */
+export async function buildEsbuildPage(project) {
+  const site = join(project, 'esbuild-site');
   mkdirSync(site, { recursive: true });
-  writeFileSync(join(project, 'page.js'), PAGE);
-  writeFileSync(join(site, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="page.js"></script>\n');
+  writeFileSync(join(project, 'esbuild-page.js'), ESBUILD_PAGE);
+  writeFileSync(join(site, 'index.html'), HTML('esbuild-page.js'));
   await esbuild.build({
-    absWorkingDir: project, entryPoints: ['page.js'], bundle: true, format: 'esm', platform: 'browser',
-    outdir: 'site', loader: { '.wasm': 'file', '.swe': 'file' }, logLevel: 'error',
+    absWorkingDir: project, entryPoints: ['esbuild-page.js'], bundle: true, format: 'esm', platform: 'browser',
+    outdir: 'esbuild-site', loader: { '.wasm': 'file', '.swe': 'file' }, logLevel: 'error',
   });
   copyFileSync(join(project, 'node_modules/swe-embeddings-model-en/swe-en-use-lite-large.swe'),
                join(site, 'swe-en-use-lite-large.swe'));
   return site;
 }
 
+/** Builds the Vite page in project/vite/ (vite build) into project/vite/dist/; returns that folder. */
+export async function buildVitePage(project) {
+  const root = join(project, 'vite');
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'main.js'), VITE_PAGE);
+  writeFileSync(join(root, 'index.html'), HTML('./main.js'));
+  await viteBuild({ root, configFile: false, logLevel: 'error', build: { target: 'es2022', outDir: 'dist' } });
+  return join(root, 'dist');
+}
+
 /**
  * Serves `site`, opens it in chromium twice (the second visit must take the default model from the
  * Cache API) and returns { first, second, modelRequests } (window.result of each visit, and how many
- * times the server was asked for the default model's file).
+ * requests for a path matching `modelPath` the server had).
  */
-export async function runPage(site) {
+export async function runPage(site, modelPath) {
   const { server, url } = await startServer({ root: site, port: 0 });
   let modelRequests = 0;
-  server.on('request', (request) => { if (request.url === '/swe-en-use-lite-large.swe') ++modelRequests; });
+  server.on('request', (request) => { if (modelPath.test(request.url)) ++modelRequests; });
   const profile = mkdtempSync(join(tmpdir(), 'swe-bundle-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath, headless: true,

@@ -1,7 +1,8 @@
 // Packaging like a user would: js/scripts/release.sh packs swe-embeddings and swe-embeddings-model-en,
 // both tarballs are installed into a temporary project (offline, no repository paths, no Emscripten),
 // then used from Node by package name (loadModel() with no source finds the model package; on the main
-// thread and in a worker thread), and from a page bundled with esbuild, in chromium. Reports the sizes.
+// thread and in a worker thread), and from pages bundled with esbuild and Vite, in chromium. Reports
+// the sizes.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 
-import { buildPage, executablePath, runPage } from './bundle.js';
+import { buildEsbuildPage, buildVitePage, executablePath, runPage } from './bundle.js';
 import { jsRoot, repoRoot, tempDir } from './helpers.js';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -86,23 +87,35 @@ parentPort.postMessage(Array.from(model.encode('a man is playing a guitar').suba
   assert.ok(out.resolved.startsWith(`file://${project.dir}/node_modules/swe-embeddings/`), out.resolved);
 });
 
-test('a page bundled with esbuild from the installed packages runs in chromium, cached on reload', {
-  skip: existsSync(executablePath) ? false : `${executablePath} is missing (apt-get install chromium)`,
-}, async () => {
-  const site = await buildPage(project.dir);
-  const { first, second, modelRequests } = await runPage(site);
+// What each page must show: the default model, loaded with progress up to its size, ranking right, in
+// the Cache API, and read from there on the second visit.
+function checkPage({ first, second, modelRequests }, size) {
   assert.equal(first.error, undefined, first.error);
   assert.equal(second.error, undefined, second.error);
   assert.equal(first.name, 'swe-en-use-lite-large');
   assert.equal(first.vector.length, first.dims);
-  assert.ok(first.same, 'the model through the file loader encodes the same');
   assert.equal(first.best, 'a man is playing a guitar');
-  const size = statSync(join(site, 'swe-en-use-lite-large.swe')).size;
-  const last = first.progress.at(-1);
-  assert.deepEqual(last, { loaded: size, total: size });
+  assert.deepEqual(first.progress.at(-1), { loaded: size, total: size });
   assert.ok(first.progress.length > 3, `progress reported ${first.progress.length} times`);
   for (let i = 1; i < first.progress.length; ++i) assert.ok(first.progress[i].loaded >= first.progress[i - 1].loaded);
   assert.equal(first.cached, 1);
   assert.deepEqual(second.vector, first.vector);
   assert.equal(modelRequests, 1, 'the second visit must read the model from the Cache API');
+}
+
+const noChromium = existsSync(executablePath) ? false : `${executablePath} is missing (apt-get install chromium)`;
+const modelSize = () => statSync(join(project.dir, 'node_modules/swe-embeddings-model-en/swe-en-use-lite-large.swe')).size;
+
+test('a page bundled with esbuild from the installed packages runs in chromium, cached on reload',
+     { skip: noChromium }, async () => {
+  const site = await buildEsbuildPage(project.dir);
+  const visits = await runPage(site, /^\/swe-en-use-lite-large\.swe$/);
+  checkPage(visits, modelSize());
+  assert.deepEqual(visits.first.again, visits.first.vector, 'the model through the file loader encodes the same');
+});
+
+test('a page built with Vite from the installed packages runs in chromium (assets emitted by Vite)',
+     { skip: noChromium }, async () => {
+  const site = await buildVitePage(project.dir);
+  checkPage(await runPage(site, /\.swe$/), modelSize());
 });
