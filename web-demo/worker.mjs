@@ -37,9 +37,10 @@ async function start() {
   model = await loadModel(MODEL_URL, {
     cache: true,
     onProgress: ({ loaded, total }) => {
-      const percent = total ? Math.floor((100 * loaded) / total) : -1;
-      if (percent !== shown || loaded === total) post({ type: 'download', loaded, total });  // ≤ 100 messages
-      shown = percent;
+      // One message per percent (per MB when the size is unknown), and the last.
+      const step = total ? Math.floor((100 * loaded) / total) : Math.floor(loaded / 1e6);
+      if (step !== shown || loaded === total) post({ type: 'download', loaded, total });
+      shown = step;
     },
   });
   const { name, description, placeholder, dtype, file_size: fileSize, vocab_size: vocabSize } = model.info;
