@@ -52,8 +52,7 @@ int main(int argc, char** argv) {
       if (!index->Add(id * 3, v).ok()) return 1;
     }
     swe::IndexDocs docs;  // documents for some entries: a string id, and a text or metadata
-    docs.Put(0, {"first", "a text", ""});
-    docs.Put(6, {"second", "", "{\"k\": 1}"});
+    if (!docs.Put(0, {"first", "a text", ""}).ok() || !docs.Put(6, {"second", "", "{\"k\": 1}"}).ok()) return 1;
     std::vector<uint8_t> bytes;
     const std::string name = dir + "/index/seed" + std::to_string(n++);
     if (!index->Save(&bytes, 0, dtype == swe::DType::kInt8 ? &docs : nullptr).ok() || !WriteFile(name + ".swi", bytes) ||
