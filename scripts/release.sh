@@ -19,7 +19,7 @@ cmake --install "$build" --prefix "$stage" --strip >/dev/null
 # The static archive: libswe's C API plus core, so that users link only it and core's dependencies.
 ar -M <<MRI
 CREATE $stage/lib/libswe.a
-ADDLIB $build/native/libswe.a
+ADDLIB $build/libswe/libswe.a
 ADDLIB $build/core/libswe_core.a
 SAVE
 END

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "index_docs_io.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "index files store ids little-endian; add byte swapping for this target"
