@@ -34,21 +34,22 @@ TEST(IndexDocs, PutGetFindErase) {
   EXPECT_EQ(docs.size(), 1u);
 }
 
-std::unique_ptr<Index> TwoEntries() {
+// The file of an index of entries 10 and 11 with one document for `entry`.
+std::vector<uint8_t> FileWithDoc(uint64_t entry, IndexDoc doc) {
   std::unique_ptr<Index> index;
   EXPECT_TRUE(Index::Create(2, DType::kF32, &index).ok());
   const float a[2] = {1, 0}, b[2] = {0, 1};
   EXPECT_TRUE(index->Add(10, a).ok());
   EXPECT_TRUE(index->Add(11, b).ok());
-  return index;
+  IndexDocs docs;
+  EXPECT_TRUE(docs.Put(entry, std::move(doc)).ok());
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(index->Save(&bytes, 3, &docs).ok());
+  return bytes;
 }
 
 TEST(IndexDocs, RoundTripAndSkippedWhenNotAsked) {
-  std::unique_ptr<Index> index = TwoEntries();
-  IndexDocs docs;
-  ASSERT_TRUE(docs.Put(11, {"eleven", "", "{\"x\": [1]}"}).ok());
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(index->Save(&bytes, 3, &docs).ok());
+  std::vector<uint8_t> bytes = FileWithDoc(11, {"eleven", "", "{\"x\": [1]}"});
   std::unique_ptr<Index> loaded;
   IndexDocs read;
   ASSERT_TRUE(Index::Load(bytes.data(), bytes.size(), &loaded, ReadLimits(), &read).ok());
@@ -61,11 +62,7 @@ TEST(IndexDocs, RoundTripAndSkippedWhenNotAsked) {
 }
 
 TEST(IndexDocs, ReaderRefusesADocumentOfNoEntry) {
-  std::unique_ptr<Index> index = TwoEntries();
-  IndexDocs docs;
-  ASSERT_TRUE(docs.Put(12, {"twelve", "", ""}).ok());
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(index->Save(&bytes, 3, &docs).ok());
+  std::vector<uint8_t> bytes = FileWithDoc(12, {"twelve", "", ""});  // 12 is no entry
   std::unique_ptr<Index> loaded;
   IndexDocs read;
   Status s = Index::Load(bytes.data(), bytes.size(), &loaded, ReadLimits(), &read);
