@@ -242,6 +242,19 @@ TEST_F(CliTest, EncodeNpyFromAStreamEqualsFromAFile) {
   Result r = Run({"encode", P("model.swe"), "-", "-o", P("stream.npy")}, kDocs);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(P("stream.npy")), ReadFile(P("file.npy")));
+  // Lines longer than the reader's buffer, CRLF ends and a last line without an end.
+  const std::string long_line = [] {
+    std::string s;
+    while (s.size() < 200'000) s += "the cat sat on the mat ";
+    return s;
+  }();
+  r = Run({"encode", P("model.swe")}, long_line + "\r\nstock\r\n" + long_line);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> out = Lines(r.out);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(json::parse(out[0]).get<std::vector<float>>(), CoreEncode(long_line));
+  EXPECT_EQ(json::parse(out[1]).get<std::vector<float>>(), CoreEncode("stock"));
+  EXPECT_EQ(out[2], out[0]);
   r = Run({"encode", P("model.swe"), "-", "--format", "npy"}, "");  // no lines: shape (0, 16)
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("'shape': (0, 16)"), std::string::npos);
