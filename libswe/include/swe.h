@@ -245,7 +245,8 @@ SWE_API uint32_t swe_index_get_dims(const swe_index * index);
 SWE_API int32_t swe_index_get_dtype(const swe_index * index);
 
 /* Adds `n` entries: ids[i] with the vector vectors[i * dims .. (i + 1) * dims). An id already present
- * is replaced. Rejects non-finite values; on failure the index may hold the entries before the bad one. */
+ * is replaced (its document, if it has one, stays). Rejects non-finite values; on failure the index may
+ * hold the entries before the bad one. */
 SWE_API swe_status swe_index_add(swe_index * index, const uint64_t * ids, const float * vectors, size_t n);
 
 /* Removes the entry `id` (SWE_ERR_NOT_FOUND when absent). */
