@@ -88,3 +88,18 @@ uint64_t ParseCount(const std::string& text, const std::string& what, uint64_t m
 }
 
 }  // namespace swe::cli
+
+namespace swe::cli {
+
+double ParseNumber(const std::string& text, const std::string& what, double min, double max) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || !(value >= min && value <= max)) {
+    throw UsageError(what + " must be a number in [" + FormatFloat(static_cast<float>(min)) + ", " +
+                     FormatFloat(static_cast<float>(max)) + "], not '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace swe::cli

@@ -33,5 +33,7 @@ ParsedArgs ParseArgs(const std::vector<std::string>& args, const std::vector<Opt
 
 // Parses a whole decimal number in [min, max] given for `what`; throws UsageError otherwise.
 uint64_t ParseCount(const std::string& text, const std::string& what, uint64_t min, uint64_t max);
+// Parses a whole decimal number (e.g. "0.5", "-1e-3") in [min, max] given for `what`; UsageError otherwise.
+double ParseNumber(const std::string& text, const std::string& what, double min, double max);
 
 }  // namespace swe::cli

@@ -3,12 +3,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <cstdio>
 #include <string>
 
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "line_reader.h"
 #include "swe/util/progress.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -21,8 +25,9 @@ namespace {
 constexpr const char* kEncodeUsage =
     "usage: swe encode MODEL [FILE|-] [-o OUT] [--format npy|jsonl] [--dims N]\n"
     "\n"
-    "Encodes each line of FILE (default: stdin) as one vector, in line order (an empty line gives the zero\n"
-    "vector).\n"
+    "Encodes each line of FILE (default: stdin) as one vector, in line order (a line with no known word gives\n"
+    "the zero vector). Streams: each JSON line is written as soon as its input line has arrived, and memory\n"
+    "stays bounded on any input size (.npy from a stream goes through a temporary file for its header).\n"
     "\n"
     "options:\n"
     "  -o, --output OUT   write to OUT (default: JSON lines on stdout)\n"
@@ -31,12 +36,13 @@ constexpr const char* kEncodeUsage =
     "  --dims N           keep only the first N dimensions (renormalised); default: all\n";
 
 constexpr const char* kSimilarityUsage =
-    "usage: swe similarity MODEL TEXT TEXT [--dims N]\n"
+    "usage: swe similarity MODEL TEXT TEXT [--dims N] [--json]\n"
     "\n"
     "Prints the cosine similarity of the two texts' vectors (0 when either has no known word).\n"
     "\n"
     "options:\n"
-    "  --dims N   compare only the first N dimensions (renormalised)\n";
+    "  --dims N   compare only the first N dimensions (renormalised)\n"
+    "  --json     print {\"a\", \"b\", \"score\", \"known_words\": [A's, B's]} as one JSON object\n";
 
 enum class Format { kNpy, kJsonl };
 
@@ -85,6 +91,46 @@ void WriteJsonLines(Output& out, const float* vectors, size_t rows, uint32_t dim
   }
 }
 
+// Where an .npy file's rows go when their number is not known in advance (stdin, a pipe): a temporary
+// file, copied after the header once the count is known. Memory stays bounded either way.
+class NpyRows {
+ public:
+  NpyRows(Output& out, int64_t count, uint32_t dims) : out_(out), dims_(dims), count_(count) {
+    if (count_ >= 0) {
+      WriteNpyHeader(out_, static_cast<size_t>(count_), dims_);
+    } else if (!(spill_ = std::tmpfile())) {
+      throw CliError(1, std::string("cannot create a temporary file: ") + std::strerror(errno));
+    }
+  }
+  ~NpyRows() {
+    if (spill_) std::fclose(spill_);
+  }
+  void Write(const float* rows, size_t n) {
+    const size_t bytes = n * dims_ * sizeof(float);
+    if (!spill_) return out_.Write(rows, bytes);
+    if (std::fwrite(rows, 1, bytes, spill_) != bytes) throw CliError(1, "temporary file: write failed");
+  }
+  // Writes the spilled rows after their header; checks a known count.
+  void Finish(size_t rows) {
+    if (!spill_) {
+      if (rows != static_cast<size_t>(count_)) throw CliError(1, "the input changed while it was read");
+      return;
+    }
+    WriteNpyHeader(out_, rows, dims_);
+    std::rewind(spill_);
+    char buffer[1 << 16];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, spill_)) > 0) out_.Write(buffer, n);
+    if (std::ferror(spill_)) throw CliError(1, "temporary file: read failed");
+  }
+
+ private:
+  Output& out_;
+  uint32_t dims_;
+  int64_t count_;
+  std::FILE* spill_ = nullptr;
+};
+
 }  // namespace
 
 int RunEncode(const Args& args) {
@@ -103,37 +149,53 @@ int RunEncode(const Args& args) {
   }
   ModelPtr model = LoadModel(parsed.positional[0]);
   uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
-  std::vector<std::string> lines = ReadLines(input);
-
+  // A file is counted first (for the .npy header and the progress bar); a stream is not.
+  const int64_t count = CountLines(input);
+  LineReader in(input);
   Output out(output);
-  if (format == Format::kNpy) WriteNpyHeader(out, lines.size(), dims);
+  std::unique_ptr<NpyRows> npy;
+  if (format == Format::kNpy) npy = std::make_unique<NpyRows>(out, count, dims);
+
   constexpr size_t kBatch = 4096;
   swe_encode_params params = swe_encode_default_params();
   params.dims = dims;
-  std::vector<float> vectors;
+  std::vector<std::string> lines;
   std::vector<swe_text> batch;
-  util::Progress progress("encoding", lines.size());
-  for (size_t start = 0; start < lines.size(); start += kBatch) {
-    size_t n = std::min(kBatch, lines.size() - start);
-    batch.resize(n);
-    for (size_t i = 0; i < n; ++i) batch[i] = {lines[start + i].data(), lines[start + i].size()};
-    vectors.resize(n * size_t{dims});
-    Check(swe_model_encode_batch(model.get(), batch.data(), n, &params, vectors.data(), vectors.size()));
-    if (format == Format::kNpy) {
-      out.Write(vectors.data(), vectors.size() * sizeof(float));
-    } else {
-      WriteJsonLines(out, vectors.data(), n, dims);
+  std::vector<float> vectors;
+  std::unique_ptr<util::Progress> progress;
+  if (count >= 0) progress = std::make_unique<util::Progress>("encoding", static_cast<uint64_t>(count));
+  size_t done = 0;
+  for (bool more = true; more;) {
+    // A batch is what has arrived: up to kBatch lines, but never waiting for more once one is in.
+    lines.clear();
+    std::string line;
+    while (lines.size() < kBatch && (lines.empty() || in.Ready())) {
+      if (!(more = in.Next(&line))) break;
+      lines.push_back(std::move(line));
     }
-    progress.Update(start + n);
+    if (lines.empty()) break;
+    batch.resize(lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) batch[i] = {lines[i].data(), lines[i].size()};
+    vectors.resize(lines.size() * size_t{dims});
+    Check(swe_model_encode_batch(model.get(), batch.data(), batch.size(), &params, vectors.data(), vectors.size()));
+    if (npy) {
+      npy->Write(vectors.data(), lines.size());
+    } else {
+      WriteJsonLines(out, vectors.data(), lines.size(), dims);
+      std::fflush(out.file());  // each vector as soon as its line has come
+    }
+    done += lines.size();
+    if (progress) progress->Update(done);
   }
-  progress.Finish();
+  if (progress) progress->Finish();
+  if (npy) npy->Finish(done);
   out.Close();
   return 0;
 }
 
 int RunSimilarity(const Args& args) {
   const std::string command = "swe similarity";
-  ParsedArgs parsed = ParseArgs(args, {{"dims", 0, true}}, command);
+  ParsedArgs parsed = ParseArgs(args, {{"dims", 0, true}, {"json", 0, false}}, command);
   if (parsed.help) {
     std::fputs(kSimilarityUsage, stdout);
     return 0;
@@ -146,7 +208,17 @@ int RunSimilarity(const Args& args) {
   const std::string& b = parsed.positional[2];
   float score = 0;
   Check(swe_model_compute_similarity(model.get(), a.data(), a.size(), b.data(), b.size(), &params, &score));
-  std::printf("%.6f\n", score);
+  uint32_t known[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const std::string& text = parsed.positional[1 + i];
+    Check(swe_model_count_known_words(model.get(), text.data(), text.size(), &known[i]));
+    if (known[i] == 0) std::fprintf(stderr, "swe: '%s' has no word the model knows: similarity 0\n", text.c_str());
+  }
+  if (parsed.has("json")) {
+    PrintLine(JsonLine({{"a", a}, {"b", b}, {"score", JsonFloat(score)}, {"known_words", {known[0], known[1]}}}));
+  } else {
+    std::printf("%.6f\n", score);
+  }
   return 0;
 }
 

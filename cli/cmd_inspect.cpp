@@ -21,10 +21,14 @@ constexpr const char* kInfoUsage =
     "  --json    print the model's information as one JSON object\n";
 
 constexpr const char* kTokenizeUsage =
-    "usage: swe tokenize MODEL TEXT...\n"
+    "usage: swe tokenize MODEL [--json] TEXT...\n"
     "\n"
     "Shows each word of TEXT (several arguments are joined with spaces) and how it matched the vocabulary:\n"
-    "exact, folded (case-folded), stripped (accents removed), prefix (a subword prefix) or unknown (skipped).\n";
+    "exact, folded (case-folded), stripped (accents removed), prefix (a subword prefix) or unknown (skipped).\n"
+    "\n"
+    "options:\n"
+    "  --json    one JSON object: {\"text\", \"known_words\", \"tokens\": [{\"word\", \"begin\", \"end\" (bytes),\n"
+    "            \"match\", \"row\" (-1 when unknown), \"vocabulary_word\"}]}\n";
 
 std::string Megabytes(uint64_t bytes) {
   char text[32];
@@ -108,7 +112,7 @@ int RunInfo(const Args& args) {
 
 int RunTokenize(const Args& args) {
   const std::string command = "swe tokenize";
-  ParsedArgs parsed = ParseArgs(args, {}, command);
+  ParsedArgs parsed = ParseArgs(args, {{"json", 0, false}}, command);
   if (parsed.help) {
     std::fputs(kTokenizeUsage, stdout);
     return 0;
@@ -121,22 +125,38 @@ int RunTokenize(const Args& args) {
   Check(swe_model_analyze_text(model.get(), text.data(), text.size(), nullptr, 0, &n));
   std::vector<swe_token> tokens(n);
   Check(swe_model_analyze_text(model.get(), text.data(), text.size(), tokens.data(), tokens.size(), &n));
-  size_t width = 4;
-  for (const swe_token& t : tokens) width = std::max(width, Width(text.substr(t.begin, t.end - t.begin)));
-  std::printf("%s  %-8s  %8s  %s\n", Pad("word", width).c_str(), "match", "row", "vocabulary word");
-  size_t known = 0;
+  struct TokenRow {
+    std::string word, row, entry;
+  };
+  std::vector<TokenRow> rows;
+  size_t known = 0, width = 4;
   for (const swe_token& t : tokens) {
-    std::string word = text.substr(t.begin, t.end - t.begin);
-    std::string row = "-", entry;
+    TokenRow r{text.substr(t.begin, t.end - t.begin), "-", ""};
     if (t.row >= 0) {
       ++known;
-      row = std::to_string(t.row);
+      r.row = std::to_string(t.row);
       const char* data = nullptr;
       size_t size = 0;
       Check(swe_model_get_word(model.get(), static_cast<uint32_t>(t.row), &data, &size));
-      entry.assign(data, size);
+      r.entry.assign(data, size);
     }
-    std::printf("%s  %-8s  %8s  %s\n", Pad(word, width).c_str(), swe_match_name(t.match), row.c_str(), entry.c_str());
+    width = std::max(width, Width(r.word));
+    rows.push_back(std::move(r));
+  }
+  if (parsed.has("json")) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      list.push_back({{"word", rows[i].word}, {"begin", tokens[i].begin}, {"end", tokens[i].end},
+                      {"match", swe_match_name(tokens[i].match)}, {"row", tokens[i].row},
+                      {"vocabulary_word", rows[i].entry}});
+    }
+    PrintLine(JsonLine({{"text", text}, {"known_words", known}, {"tokens", std::move(list)}}));
+    return 0;
+  }
+  std::printf("%s  %-8s  %8s  %s\n", Pad("word", width).c_str(), "match", "row", "vocabulary word");
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::printf("%s  %-8s  %8s  %s\n", Pad(rows[i].word, width).c_str(), swe_match_name(tokens[i].match),
+                rows[i].row.c_str(), rows[i].entry.c_str());
   }
   std::printf("%zu words: %zu known, %zu skipped\n", tokens.size(), known, tokens.size() - known);
   return 0;

@@ -1,192 +1,156 @@
-// swe search, swe index build, swe index query: rank the lines of a file by similarity to queries.
-// Documents are the non-blank lines of --docs; an entry's id is its 0-based line number.
+// swe search, and the query answering `swe index query` shares: rank documents by similarity to queries.
 #include <cstdio>
 #include <string>
 
-#include "args.h"
 #include "commands.h"
-#include "common.h"
+#include "docs_input.h"
+#include "line_reader.h"
+#include "search.h"
 
 namespace swe::cli {
 namespace {
 
 constexpr const char* kSearchUsage =
-    "usage: swe search MODEL --docs FILE [--index INDEX] [-k N] [--dims N] [QUERY...]\n"
+    "usage: swe search MODEL (--docs FILE | --index INDEX) [-k N] [--min-score S] [--dims N] [--json]\n"
+    "                  [QUERY...]\n"
     "\n"
-    "Ranks the non-blank lines of FILE by cosine similarity to each QUERY (read one per line from stdin when\n"
-    "none is given) and prints, per query, a line '> QUERY' and one line 'RANK<tab>SCORE<tab>TEXT' per hit.\n"
+    "Ranks documents by cosine similarity to each QUERY (or to each line of stdin, answered as it arrives)\n"
+    "and prints, per query, a line '> QUERY' and one line 'RANK<tab>SCORE<tab>TEXT' per hit. A query with\n"
+    "no word the model knows has no hits (stderr says so).\n"
     "\n"
     "options:\n"
-    "  --docs FILE     the documents, one per line (required)\n"
-    "  --index INDEX   use this index of FILE (from 'swe index build') instead of encoding FILE now\n"
+    "  --docs FILE     the documents: the non-blank lines of a text file, or a .jsonl file of\n"
+    "                  {\"text\", \"id\", \"metadata\"} objects\n"
+    "  --index INDEX   search a saved index (from 'swe index build') instead of encoding FILE now; --docs\n"
+    "                  is needed only for an index that stores no texts (written by swe before 0.1.0)\n"
     "  -k N            hits per query (default 5)\n"
-    "  --dims N        use only the first N dimensions (without --index)\n";
+    "  --min-score S   only hits scoring at least S, a cosine in [-1, 1]\n"
+    "  --dims N        use only the first N dimensions (without --index)\n"
+    "  --json          one JSON object per query: {\"query\", \"known_words\", \"hits\": [{\"rank\", \"score\",\n"
+    "                  \"id\", \"text\", \"metadata\"}]}\n";
 
-constexpr const char* kIndexUsage =
-    "usage: swe index build MODEL --docs FILE -o INDEX [--dtype f32|int8] [--dims N]\n"
-    "       swe index query MODEL INDEX --docs FILE [-k N] [QUERY...]\n"
-    "\n"
-    "build: encodes the non-blank lines of FILE and writes a search index (ids are line numbers).\n"
-    "query: ranks the lines of FILE for each QUERY (stdin when none is given) with a saved index, printing\n"
-    "       '> QUERY' and 'RANK<tab>SCORE<tab>TEXT' lines as 'swe search' does.\n"
-    "\n"
-    "options:\n"
-    "  --docs FILE        the documents, one per line (required)\n"
-    "  -o, --output INDEX where build writes the index\n"
-    "  --dtype f32|int8   how build stores vectors (default f32; int8 is 4x smaller)\n"
-    "  --dims N           build: keep only the first N dimensions\n"
-    "  -k N               query: hits per query (default 5)\n";
-
-struct Docs {
-  std::string path;
-  std::vector<std::string> lines;
-  std::vector<uint64_t> ids;        // line numbers of the non-blank lines
-  std::vector<std::string> texts;   // those lines
-};
-
-Docs ReadDocs(const ParsedArgs& parsed, const std::string& command) {
-  if (!parsed.has("docs")) throw UsageError("--docs FILE is required", command);
-  Docs docs;
-  docs.path = parsed.get("docs");
-  docs.lines = ReadLines(docs.path);
-  for (size_t i = 0; i < docs.lines.size(); ++i) {
-    if (IsBlank(docs.lines[i])) continue;
-    docs.ids.push_back(i);
-    docs.texts.push_back(docs.lines[i]);
-  }
-  return docs;
-}
-
-IndexPtr BuildIndex(const swe_model* model, const Docs& docs, uint32_t dims, int32_t dtype) {
-  std::vector<float> vectors = EncodeAll(model, docs.texts, dims, "encoding docs");
-  swe_index* raw = nullptr;
-  Check(swe_index_create(dims, dtype, &raw));
-  IndexPtr index(raw);
-  Check(swe_index_set_model(index.get(), model));
-  Check(swe_index_add(index.get(), docs.ids.data(), vectors.data(), docs.ids.size()));
-  return index;
-}
-
-// Loads a saved index and checks it belongs to `model` and `docs`.
-IndexPtr LoadMatchingIndex(const swe_model* model, const std::string& path, const Docs& docs) {
-  IndexPtr index = LoadIndex(path);
-  if (swe_index_check_model(index.get(), model) != SWE_OK) throw CliError(1, path + ": " + swe_last_error());
-  if (swe_index_get_size(index.get()) != docs.ids.size()) {
-    throw CliError(1, path + " holds " + std::to_string(swe_index_get_size(index.get())) + " documents but " +
-                          docs.path + " has " + std::to_string(docs.ids.size()) +
-                          " non-blank lines: rebuild it with 'swe index build'");
-  }
-  return index;
-}
-
-std::vector<std::string> Queries(const ParsedArgs& parsed, size_t first) {
-  std::vector<std::string> queries(parsed.positional.begin() + first, parsed.positional.end());
-  if (!queries.empty()) return queries;
-  for (std::string& line : ReadLines("-")) {
-    if (!IsBlank(line)) queries.push_back(std::move(line));
-  }
-  return queries;
-}
-
-size_t ParseK(const ParsedArgs& parsed, const std::string& command) {
-  (void)command;
-  return parsed.has("k") ? ParseCount(parsed.get("k"), "-k", 1, 1'000'000) : 5;
-}
-
-void PrintHits(const swe_model* model, const swe_index* index, const Docs& docs, const std::vector<std::string>& queries,
-               size_t k) {
-  uint32_t dims = swe_index_get_dims(index);
-  std::vector<uint64_t> ids(k);
-  std::vector<float> scores(k);
-  for (size_t q = 0; q < queries.size(); ++q) {
-    std::vector<float> query = EncodeOne(model, queries[q], dims);
-    size_t n = 0;
-    Check(swe_index_search(index, query.data(), dims, k, ids.data(), scores.data(), &n));
-    if (q) std::printf("\n");
-    std::printf("> %s\n", queries[q].c_str());
-    for (size_t i = 0; i < n; ++i) {
-      if (ids[i] >= docs.lines.size()) {
-        throw CliError(1, "index entry " + std::to_string(ids[i]) + " is not a line of " + docs.path);
-      }
-      std::printf("%zu\t%.4f\t%s\n", i + 1, scores[i], docs.lines[ids[i]].c_str());
+// One query's hits as text lines or a JSON line.
+void Answer(const swe_model* model, const swe_index* index, const std::vector<std::string>* lines,
+            const QueryOptions& options, const std::string& query, bool first) {
+  const uint32_t dims = swe_index_get_dims(index);
+  std::vector<float> vector = EncodeOne(model, query, dims);
+  uint32_t known = 0;
+  Check(swe_model_count_known_words(model, query.data(), query.size(), &known));
+  if (known == 0) std::fprintf(stderr, "swe: '%s' has no word the model knows: no hits\n", query.c_str());
+  std::vector<uint64_t> ids(options.k);
+  std::vector<float> scores(options.k);
+  size_t n = 0;
+  Check(swe_index_search_batch(index, vector.data(), 1, dims, options.k, options.min_score, ids.data(),
+                               scores.data(), &n));
+  nlohmann::ordered_json hits = nlohmann::ordered_json::array();
+  std::string text_out = first ? "" : "\n";
+  text_out += "> " + query + "\n";
+  for (size_t i = 0; i < n; ++i) {
+    nlohmann::ordered_json hit = {{"rank", i + 1}, {"score", JsonFloat(scores[i])}};
+    swe_doc doc;
+    if (swe_index_get_doc(index, ids[i], &doc) == SWE_OK) {
+      hit["id"] = std::string(doc.id.data, doc.id.size);
+      hit["text"] = std::string(doc.text.data, doc.text.size);
+      if (doc.metadata.size) hit["metadata"] = nlohmann::ordered_json::parse(doc.metadata.data, doc.metadata.data + doc.metadata.size);
+    } else if (lines && ids[i] < lines->size()) {
+      hit["id"] = std::to_string(ids[i] + 1);
+      hit["text"] = (*lines)[ids[i]];
+    } else {
+      throw CliError(1, "index entry " + std::to_string(ids[i]) + " has no document and no line of --docs");
     }
+    char score[32];
+    std::snprintf(score, sizeof score, "%.4f", scores[i]);
+    text_out += std::to_string(i + 1) + "\t" + score + "\t" + hit["text"].get<std::string>() + "\n";
+    hits.push_back(std::move(hit));
   }
-}
-
-int32_t ParseDtype(const ParsedArgs& parsed, const std::string& command) {
-  std::string dtype = parsed.get("dtype", "f32");
-  if (dtype == "f32") return SWE_DTYPE_F32;
-  if (dtype == "int8") return SWE_DTYPE_INT8;
-  throw UsageError("--dtype must be f32 or int8, not '" + dtype + "'", command);
-}
-
-int RunIndexBuild(const Args& args) {
-  const std::string command = "swe index build";
-  ParsedArgs parsed = ParseArgs(
-      args, {{"docs", 0, true}, {"output", 'o', true}, {"dtype", 0, true}, {"dims", 0, true}}, command);
-  if (parsed.help) {
-    std::fputs(kIndexUsage, stdout);
-    return 0;
-  }
-  if (parsed.positional.size() != 1) throw UsageError("expected one MODEL", command);
-  if (!parsed.has("output")) throw UsageError("-o INDEX is required", command);
-  int32_t dtype = ParseDtype(parsed, command);
-  ModelPtr model = LoadModel(parsed.positional[0]);
-  uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
-  Docs docs = ReadDocs(parsed, command);
-  IndexPtr index = BuildIndex(model.get(), docs, dims, dtype);
-  Check(swe_index_save_to_file(index.get(), parsed.get("output").c_str()));
-  return 0;
-}
-
-int RunIndexQuery(const Args& args) {
-  const std::string command = "swe index query";
-  ParsedArgs parsed = ParseArgs(args, {{"docs", 0, true}, {"k", 'k', true}}, command);
-  if (parsed.help) {
-    std::fputs(kIndexUsage, stdout);
-    return 0;
-  }
-  if (parsed.positional.size() < 2) throw UsageError("expected MODEL INDEX", command);
-  size_t k = ParseK(parsed, command);
-  ModelPtr model = LoadModel(parsed.positional[0]);
-  Docs docs = ReadDocs(parsed, command);
-  IndexPtr index = LoadMatchingIndex(model.get(), parsed.positional[1], docs);
-  PrintHits(model.get(), index.get(), docs, Queries(parsed, 2), k);
-  return 0;
+  if (!options.json) return PrintLine(text_out);
+  PrintLine(JsonLine({{"query", query}, {"known_words", known}, {"hits", std::move(hits)}}));
 }
 
 }  // namespace
 
+QueryOptions ParseQueryOptions(const ParsedArgs& parsed, const std::string& command) {
+  (void)command;
+  QueryOptions options;
+  if (parsed.has("k")) options.k = ParseCount(parsed.get("k"), "-k", 1, 1'000'000);
+  if (parsed.has("min-score")) options.min_score = static_cast<float>(ParseNumber(parsed.get("min-score"), "--min-score", -1, 1));
+  options.json = parsed.has("json");
+  return options;
+}
+
+void AnswerQueries(const swe_model* model, const swe_index* index, const std::vector<std::string>* lines,
+                   const QueryOptions& options, const ParsedArgs& parsed, size_t first) {
+  if (parsed.positional.size() > first) {
+    for (size_t q = first; q < parsed.positional.size(); ++q) {
+      Answer(model, index, lines, options, parsed.positional[q], q == first);
+    }
+    return;
+  }
+  LineReader in("-");
+  std::string query;
+  bool none_yet = true;
+  while (in.Next(&query)) {
+    if (IsBlank(query)) continue;
+    Answer(model, index, lines, options, query, none_yet);
+    none_yet = false;
+  }
+}
+
+IndexPtr LoadIndexFor(const swe_model* model, const std::string& path) {
+  IndexPtr index = LoadIndex(path);
+  if (swe_index_check_model(index.get(), model) != SWE_OK) throw CliError(1, path + ": " + swe_last_error());
+  return index;
+}
+
+std::vector<std::string> LinesForOldIndex(const swe_index* index, const std::string& index_path,
+                                          const ParsedArgs& parsed, const std::string& command) {
+  if (!parsed.has("docs")) {
+    throw UsageError(index_path + " stores no texts (an index from before swe 0.1.0): give --docs FILE, the file it "
+                     "was built from, or rebuild it with 'swe index build'", command);
+  }
+  const std::string docs = parsed.get("docs");
+  std::vector<std::string> lines = ReadLines(docs);
+  size_t non_blank = 0;
+  for (const std::string& line : lines) non_blank += !IsBlank(line);
+  if (swe_index_get_size(index) != non_blank) {
+    throw CliError(1, index_path + " holds " + std::to_string(swe_index_get_size(index)) + " documents but " + docs +
+                          " has " + std::to_string(non_blank) + " non-blank lines: rebuild it with 'swe index build'");
+  }
+  return lines;
+}
+
 int RunSearch(const Args& args) {
   const std::string command = "swe search";
-  ParsedArgs parsed =
-      ParseArgs(args, {{"docs", 0, true}, {"index", 0, true}, {"k", 'k', true}, {"dims", 0, true}}, command);
+  ParsedArgs parsed = ParseArgs(args,
+                                {{"docs", 0, true}, {"index", 0, true}, {"k", 'k', true}, {"min-score", 0, true},
+                                 {"dims", 0, true}, {"json", 0, false}},
+                                command);
   if (parsed.help) {
     std::fputs(kSearchUsage, stdout);
     return 0;
   }
   if (parsed.positional.empty()) throw UsageError("expected MODEL", command);
   if (parsed.has("index") && parsed.has("dims")) throw UsageError("--dims cannot be used with --index", command);
-  size_t k = ParseK(parsed, command);
+  if (!parsed.has("index") && !parsed.has("docs")) throw UsageError("--docs FILE or --index INDEX is required", command);
+  QueryOptions options = ParseQueryOptions(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
-  uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
-  Docs docs = ReadDocs(parsed, command);
-  IndexPtr index = parsed.has("index") ? LoadMatchingIndex(model.get(), parsed.get("index"), docs)
-                                       : BuildIndex(model.get(), docs, dims, SWE_DTYPE_F32);
-  PrintHits(model.get(), index.get(), docs, Queries(parsed, 1), k);
-  return 0;
-}
-
-int RunIndex(const Args& args) {
-  if (args.empty()) throw UsageError("expected 'build' or 'query'", "swe index");
-  if (args[0] == "--help" || args[0] == "-h") {
-    std::fputs(kIndexUsage, stdout);
+  if (parsed.has("index")) {
+    IndexPtr index = LoadIndexFor(model.get(), parsed.get("index"));
+    if (swe_index_get_doc_count(index.get()) > 0) {
+      AnswerQueries(model.get(), index.get(), nullptr, options, parsed, 1);
+    } else {
+      std::vector<std::string> lines = LinesForOldIndex(index.get(), parsed.get("index"), parsed, command);
+      AnswerQueries(model.get(), index.get(), &lines, options, parsed, 1);
+    }
     return 0;
   }
-  Args rest(args.begin() + 1, args.end());
-  if (args[0] == "build") return RunIndexBuild(rest);
-  if (args[0] == "query") return RunIndexQuery(rest);
-  throw UsageError("unknown index command '" + args[0] + "'", "swe index");
+  uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
+  swe_index* raw = nullptr;
+  Check(swe_index_create(dims, SWE_DTYPE_F32, &raw));
+  IndexPtr index(raw);
+  AddDocs(model.get(), index.get(), ReadDocInputs(parsed.get("docs")));
+  AnswerQueries(model.get(), index.get(), nullptr, options, parsed, 1);
+  return 0;
 }
 
 }  // namespace swe::cli

@@ -14,7 +14,7 @@ int RunTokenize(const Args& args);    // cmd_inspect.cpp
 int RunEncode(const Args& args);      // cmd_encode.cpp
 int RunSimilarity(const Args& args);  // cmd_encode.cpp
 int RunSearch(const Args& args);      // cmd_search.cpp
-int RunIndex(const Args& args);       // cmd_search.cpp: index build | index query
+int RunIndex(const Args& args);       // cmd_index.cpp: index build | add | query | get | ids | remove
 int RunConvert(const Args& args);     // cmd_convert.cpp
 int RunEval(const Args& args);        // cmd_eval.cpp
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include "args.h"
+#include "line_reader.h"
 #include "swe/util/progress.h"
 
 namespace swe::cli {
@@ -28,33 +30,10 @@ IndexPtr LoadIndex(const std::string& path) {
 }
 
 std::vector<std::string> ReadLines(const std::string& path) {
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) throw CliError(1, path + ": " + std::strerror(errno));
+  LineReader reader(path);
   std::vector<std::string> lines;
-  std::string current;
-  bool pending = false;
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
-    for (size_t i = 0; i < n; ++i) {
-      if (buffer[i] == '\n') {
-        if (!current.empty() && current.back() == '\r') current.pop_back();
-        lines.push_back(std::move(current));
-        current.clear();
-        pending = false;
-      } else {
-        current.push_back(buffer[i]);
-        pending = true;
-      }
-    }
-  }
-  bool failed = std::ferror(f) != 0;
-  if (f != stdin) std::fclose(f);
-  if (failed) throw CliError(1, (path == "-" ? std::string("stdin") : path) + ": read failed");
-  if (pending) {
-    if (!current.empty() && current.back() == '\r') current.pop_back();
-    lines.push_back(std::move(current));
-  }
+  std::string line;
+  while (reader.Next(&line)) lines.push_back(std::move(line));
   return lines;
 }
 
@@ -126,6 +105,18 @@ void Output::Close() {
   if (!ok) {
     throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(errno));
   }
+}
+
+std::string JsonLine(const nlohmann::ordered_json& value) {
+  // Invalid UTF-8 in a text (tolerated everywhere else) becomes U+FFFD instead of an exception.
+  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+double JsonFloat(float value) { return std::strtod(FormatFloat(value).c_str(), nullptr); }
+
+void PrintLine(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);  // interactive use: each answer as soon as it is ready
 }
 
 std::string FormatFloat(float value) {

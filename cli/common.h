@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "swe.h"
 
 namespace swe::cli {
@@ -72,6 +74,13 @@ class Output {
   std::string path_;
   std::FILE* file_ = nullptr;
 };
+
+// One JSON value on a line (with "\n").
+std::string JsonLine(const nlohmann::ordered_json& value);
+// A float as the JSON number of its shortest text (0.85607 rather than 0.856070697...).
+double JsonFloat(float value);
+// Writes `text` to stdout and flushes it.
+void PrintLine(const std::string& text);
 
 // Shortest text that reads back as the same float ("0.25", "-1e-07").
 std::string FormatFloat(float value);

@@ -105,4 +105,13 @@ struct Index {
   vectors @2 :Table;                # count rows, L2-normalised; f32 or int8
   modelName @3 :Text;               # the model that produced the vectors (informative)
   modelChecksum @4 :UInt32;         # header checksum of that model, 0 if unknown
+  docs @5 :IndexDocs;               # optional (header flag bit 1): string ids, texts, metadata
+}
+
+# Documents of an index's entries, kept beside the vectors (the search scan never reads them).
+struct IndexDocs {
+  entries @0 :Data;                 # count little-endian u64: the index id each document belongs to
+  ids @1 :List(Text);               # count string ids: unique, non-empty
+  texts @2 :List(Text);             # count texts, or empty when no text is stored
+  metadata @3 :List(Text);          # count JSON texts ("" = none), or empty when none is stored
 }

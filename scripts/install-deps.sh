@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the native build and tests need (idempotent; apt runs only when
-# something is missing). Run as root, or with sudo available. libtorch-dev (CPU) is for swe-trainer;
-# --no-install-recommends matters for it (its recommends pull in ~200 packages).
+# Installs the Debian packages the build and tests need (idempotent; apt runs only when something is
+# missing). Run as root, or with sudo available.
+#   bash scripts/install-deps.sh            everything: the native set below plus the test, trainer,
+#                                           WebAssembly and browser packages (scripts/test.sh)
+#   bash scripts/install-deps.sh --native   only what libswe and the swe program need (scripts/demo.sh)
+# libtorch-dev (CPU) is for swe-trainer; --no-install-recommends matters for it (its recommends pull in
+# ~200 packages).
 set -euo pipefail
-packages=(build-essential cmake git python3 ca-certificates
-          capnproto libcapnp-dev libzstd-dev zstd googletest libgtest-dev
-          nlohmann-json3-dev libeigen3-dev unicode-data clang libclang-rt-14-dev
-          libtorch-dev libopenblas0-pthread libicu-dev
-          emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
-          chromium)  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
+native=(build-essential cmake ca-certificates pkg-config
+        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev)
+rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
+      libtorch-dev libopenblas0-pthread libicu-dev
+      emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
+      chromium)  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
+case "${1:-}" in
+  --native) packages=("${native[@]}") ;;
+  "") packages=("${native[@]}" "${rest[@]}") ;;
+  *) echo "usage: install-deps.sh [--native]" >&2; exit 2 ;;
+esac
 missing=()
-# Node.js may come from elsewhere than Debian (the machines here have Node 20 with its own npm).
-command -v node >/dev/null || missing+=(nodejs)
-command -v npm >/dev/null || missing+=(npm)
+if [ "${1:-}" != --native ]; then
+  # Node.js may come from elsewhere than Debian (the machines here have Node 20 with its own npm).
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+fi
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "container.h"
+#include "index_docs_io.h"
 #include "simd/kernels.h"
 #include "swe.capnp.h"
 #include "swe/encoder.h"
@@ -28,6 +29,7 @@ namespace {
 
 constexpr size_t kScanBlock = 1024;                   // rows scored per kernel call
 constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data
+constexpr uint32_t kFlagDocs = 2;                     // header flag: the index has documents
 
 bool AllFinite(const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -243,7 +245,7 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
   return Status::Ok();
 }
 
-Status Index::Save(std::vector<uint8_t>* out, int zstd_level) const {
+Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* docs) const {
   const uint64_t count = ids_.size();
   const uint64_t data_bytes = count * dims_ * ElementSize(dtype_);
   if (count > UINT32_MAX || count * 8 > kMaxBlobBytes || data_bytes > kMaxBlobBytes) {
@@ -270,9 +272,12 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level) const {
     }
     root.setModelName(capnp::Text::Reader(model_name_.data(), model_name_.size()));
     root.setModelChecksum(model_checksum_);
+    const bool with_docs = docs != nullptr && !docs->empty();
+    if (with_docs) WriteIndexDocs(*docs, root.initDocs());
     kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
     kj::ArrayPtr<const kj::byte> bytes = words.asBytes();
-    return container::Seal(container::Kind::kIndex, bytes.begin(), bytes.size(), zstd_level, out);
+    return container::Seal(container::Kind::kIndex, bytes.begin(), bytes.size(), zstd_level, out,
+                           with_docs ? kFlagDocs : 0);
   } catch (const kj::Exception& e) {
     return Internal(std::string("writing the index message: ") + e.getDescription().cStr());
   } catch (const std::exception& e) {
@@ -280,11 +285,14 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level) const {
   }
 }
 
-Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out, const ReadLimits& limits) {
+Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out, const ReadLimits& limits,
+                   IndexDocs* docs) {
   out->reset();
+  if (docs) *docs = IndexDocs();
   std::vector<uint64_t> message;
   uint32_t checksum = 0;
-  SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kIndex, limits, &message, &checksum));
+  // The documents flag only makes readers that predate documents refuse such files.
+  SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kIndex, limits, &message, &checksum, kFlagDocs));
   std::unique_ptr<Index> index;
   // Decodes and validates the message into `index` (a lambda: it may use Index's private parts).
   auto decode = [&]() -> Status {
@@ -351,6 +359,10 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());
     index->model_checksum_ = root.getModelChecksum();
+    if (docs && root.hasDocs()) {
+      const Index& ix = *index;
+      return ReadIndexDocs(root.getDocs(), limits, [&ix](uint64_t id) { return ix.Contains(id); }, docs);
+    }
     return Status::Ok();
   };
   Status status;

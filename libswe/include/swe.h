@@ -177,6 +177,11 @@ typedef struct swe_text {
 SWE_API swe_status swe_model_encode_batch(const swe_model * model, const swe_text * texts, size_t n,
                                           const swe_encode_params * params, float * out, size_t out_capacity);
 
+/* How many words of a text are known to the model (*out_n_words; the n_words that
+ * swe_model_encode_text() reports). 0 means the text encodes to the zero vector: it matches nothing. */
+SWE_API swe_status swe_model_count_known_words(const swe_model * model, const char * text, size_t text_size,
+                                               uint32_t * out_n_words);
+
 /* Cosine similarity of the vectors of two texts, in [-1, 1] (0 when either has no known word). */
 SWE_API swe_status swe_model_compute_similarity(const swe_model * model, const char * a, size_t a_size,
                                                 const char * b, size_t b_size, const swe_encode_params * params,
@@ -240,7 +245,8 @@ SWE_API uint32_t swe_index_get_dims(const swe_index * index);
 SWE_API int32_t swe_index_get_dtype(const swe_index * index);
 
 /* Adds `n` entries: ids[i] with the vector vectors[i * dims .. (i + 1) * dims). An id already present
- * is replaced. Rejects non-finite values; on failure the index may hold the entries before the bad one. */
+ * is replaced (its document, if it has one, stays). Rejects non-finite values; on failure the index may
+ * hold the entries before the bad one. */
 SWE_API swe_status swe_index_add(swe_index * index, const uint64_t * ids, const float * vectors, size_t n);
 
 /* Removes the entry `id` (SWE_ERR_NOT_FOUND when absent). */
@@ -250,9 +256,48 @@ SWE_API swe_status swe_index_remove(swe_index * index, uint64_t id);
 SWE_API int32_t swe_index_contains(const swe_index * index, uint64_t id);
 
 /* The k best entries for `query` (`query_dims` floats, equal to the index's dims), best first, into
- * `out_ids` and `out_scores` (k elements each). *out_n receives the number of hits, min(k, size). */
+ * `out_ids` and `out_scores` (k elements each). *out_n receives the number of hits, min(k, size); 0 for
+ * the zero vector (a text with no known word), which is similar to nothing. */
 SWE_API swe_status swe_index_search(const swe_index * index, const float * query, uint32_t query_dims, size_t k,
                                     uint64_t * out_ids, float * out_scores, size_t * out_n);
+
+/* Searches `n_queries` queries at once (row-major, n_queries * query_dims floats), keeping only hits
+ * scoring at least `min_score` (-INFINITY keeps all; NaN is refused). Query q's hits go to
+ * out_ids/out_scores[q * k ..], and their number to out_counts[q] (n_queries elements). */
+SWE_API swe_status swe_index_search_batch(const swe_index * index, const float * queries, size_t n_queries,
+                                          uint32_t query_dims, size_t k, float min_score, uint64_t * out_ids,
+                                          float * out_scores, size_t * out_counts);
+
+/* The ids of all entries, in storage order (which adding and removing change): pass out_ids = NULL to
+ * ask for their number (*out_n) only; otherwise `capacity` must be at least that number. */
+SWE_API swe_status swe_index_get_ids(const swe_index * index, uint64_t * out_ids, size_t capacity, size_t * out_n);
+
+/* ---- documents: string ids, texts and metadata saved with the index ------------------------------ */
+
+/* A document: its string id (non-empty, unique in the index), its text and its metadata (a JSON text),
+ * each UTF-8; text and metadata may be empty (size 0) when not stored. */
+typedef struct swe_doc {
+    swe_text id;
+    swe_text text;
+    swe_text metadata;
+} swe_doc;
+
+/* Adds `n` documents with their vectors (vectors[i * dims ..]). A document whose id is in the index
+ * replaces that entry (vector, text and metadata); a new one gets a new entry id (one more than the
+ * largest), which swe_index_search() returns. Rejects empty or duplicate ids, invalid UTF-8, metadata
+ * that is not JSON and non-finite values; on failure the index holds the documents before the bad one. */
+SWE_API swe_status swe_index_add_docs(swe_index * index, const swe_doc * docs, const float * vectors, size_t n);
+
+/* The entry id of the document with string id `id` (SWE_ERR_NOT_FOUND when none has it). Removing
+ * that entry (swe_index_remove()) removes the document. */
+SWE_API swe_status swe_index_find_doc(const swe_index * index, const char * id, size_t id_size, uint64_t * out_entry);
+
+/* The document of entry `entry` into *out (pointers into the index, valid until it next changes);
+ * SWE_ERR_NOT_FOUND when the entry has no document (added with swe_index_add()) or is absent. */
+SWE_API swe_status swe_index_get_doc(const swe_index * index, uint64_t entry, swe_doc * out);
+
+/* Number of entries that have a document (0 for NULL). */
+SWE_API size_t swe_index_get_doc_count(const swe_index * index);
 
 /* Records which model the vectors came from (its name and checksum are stored in the file). */
 SWE_API swe_status swe_index_set_model(swe_index * index, const swe_model * model);

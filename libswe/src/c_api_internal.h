@@ -8,10 +8,12 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swe.h"
 #include "swe/index.h"
+#include "swe/index_docs.h"
 #include "swe/model.h"
 #include "swe/model_file.h"
 #include "swe/status.h"
@@ -23,6 +25,7 @@ struct swe_model {
 
 struct swe_index {
   std::unique_ptr<swe::Index> index;
+  swe::IndexDocs docs;  // string ids, texts and metadata of some entries (saved with the index)
 };
 
 namespace swe::capi {
@@ -47,6 +50,14 @@ swe_status Guard(Body&& body) noexcept {
 }
 
 ReadLimits ToReadLimits(const swe_load_params* params);
+// A text argument is usable when it has data or is empty; View makes it a string_view.
+bool ValidText(const char* data, size_t size);
+std::string_view View(const char* data, size_t size);
+// SWE_ERR_INVALID_ARGUMENT unless a query has the index's dims.
+swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims);
+// The up to k hits of one query scoring at least min_score; none for the zero vector.
+swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, uint64_t* out_ids,
+                     float* out_scores, size_t* out_n);
 // Reads a whole file; SWE_ERR_IO naming the path on failure.
 swe_status ReadFile(const char* path, std::vector<uint8_t>* out);
 

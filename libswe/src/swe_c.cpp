@@ -86,10 +86,10 @@ swe_status EncodeDims(const Model& model, const swe_encode_params* params, uint3
   return SWE_OK;
 }
 
+}  // namespace
+
 bool ValidText(const char* data, size_t size) { return data != nullptr || size == 0; }
 std::string_view View(const char* data, size_t size) { return size == 0 ? std::string_view() : std::string_view(data, size); }
-
-}  // namespace
 
 swe_status Fail(swe_status status, std::string message) {
   g_last_error = std::move(message);
@@ -262,6 +262,19 @@ swe_status swe_model_encode_batch(const swe_model* model, const swe_text* texts,
     options.dims = dims;
     swe::Encoder encoder(*model->model, options);
     encoder.EncodeBatch(views.data(), n, out);
+    return SWE_OK;
+  });
+}
+
+swe_status swe_model_count_known_words(const swe_model* model, const char* text, size_t text_size,
+                                       uint32_t* out_n_words) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model && out_n_words, "swe_model_count_known_words: NULL model or count");
+    SWE_CHECK_ARG(swe::capi::ValidText(text, text_size), "swe_model_count_known_words: text is NULL");
+    // The encoder's own count, so that 0 here is exactly "encodes to the zero vector".
+    swe::Encoder encoder(*model->model);
+    std::vector<float> scratch(model->model->dims());
+    *out_n_words = encoder.Encode(swe::capi::View(text, text_size), scratch.data());
     return SWE_OK;
   });
 }

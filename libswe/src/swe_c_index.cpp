@@ -1,5 +1,6 @@
 // The C API (libswe/include/swe.h) over core: the flat cosine index.
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -63,7 +64,7 @@ swe_status swe_index_load_from_bytes(const uint8_t* data, size_t size, const swe
     static const uint8_t kEmpty = 0;
     auto handle = std::make_unique<swe_index>();
     swe_status s = FromStatus(
-        swe::Index::Load(data ? data : &kEmpty, size, &handle->index, swe::capi::ToReadLimits(params)));
+        swe::Index::Load(data ? data : &kEmpty, size, &handle->index, swe::capi::ToReadLimits(params), &handle->docs));
     if (s != SWE_OK) return s;
     if (!handle->index) return Fail(SWE_ERR_INTERNAL, "reader returned no index");
     *out = handle.release();
@@ -107,7 +108,9 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
 swe_status swe_index_remove(swe_index* index, uint64_t id) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_remove: index is NULL");
-    return FromStatus(index->index->Remove(id));
+    swe_status s = FromStatus(index->index->Remove(id));
+    if (s == SWE_OK) index->docs.Erase(id);
+    return s;
   });
 }
 
@@ -122,21 +125,9 @@ swe_status swe_index_search(const swe_index* index, const float* query, uint32_t
     SWE_CHECK_ARG(index && query && out_n, "swe_index_search: NULL index, query or count");
     *out_n = 0;
     SWE_CHECK_ARG(k == 0 || (out_ids && out_scores), "swe_index_search: NULL output arrays");
-    if (query_dims != index->index->dims()) {
-      return Fail(SWE_ERR_INVALID_ARGUMENT, "query has " + std::to_string(query_dims) + " dimensions, the index " +
-                                                std::to_string(index->index->dims()));
-    }
-    if (k == 0) return SWE_OK;
-    std::vector<swe::SearchHit> hits;
-    swe_status s = FromStatus(index->index->Search(query, k, &hits));
+    swe_status s = swe::capi::CheckQueryDims(*index, query_dims);
     if (s != SWE_OK) return s;
-    if (hits.size() > k) hits.resize(k);
-    for (size_t i = 0; i < hits.size(); ++i) {
-      out_ids[i] = hits[i].id;
-      out_scores[i] = hits[i].score;
-    }
-    *out_n = hits.size();
-    return SWE_OK;
+    return swe::capi::SearchOne(*index, query, k, -INFINITY, out_ids, out_scores, out_n);
   });
 }
 
@@ -172,7 +163,7 @@ swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, s
     *out_data = nullptr;
     *out_size = 0;
     std::vector<uint8_t> bytes;
-    swe_status s = FromStatus(index->index->Save(&bytes));
+    swe_status s = FromStatus(index->index->Save(&bytes, 3, &index->docs));
     if (s != SWE_OK) return s;
     auto* data = static_cast<uint8_t*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
     if (!data) return Fail(SWE_ERR_OUT_OF_MEMORY, "out of memory");
@@ -187,7 +178,7 @@ swe_status swe_index_save_to_file(const swe_index* index, const char* path) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_save_to_file: NULL index or path");
     std::vector<uint8_t> bytes;
-    swe_status s = FromStatus(index->index->Save(&bytes));
+    swe_status s = FromStatus(index->index->Save(&bytes, 3, &index->docs));
     if (s != SWE_OK) return s;
     return WriteFileAtomically(path, bytes);
   });

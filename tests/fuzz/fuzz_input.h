@@ -28,7 +28,7 @@ inline std::vector<uint8_t> BareMessageSeed(const std::vector<uint8_t>& file, co
   std::vector<uint64_t> message;
   uint32_t crc = 0;
   std::vector<uint8_t> seed;
-  if (!container::Open(file.data(), file.size(), kind, ReadLimits(), &message, &crc).ok()) return seed;
+  if (!container::Open(file.data(), file.size(), kind, ReadLimits(), &message, &crc, ~0u).ok()) return seed;
   seed.push_back(kBareMessage);
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(message.data());
   seed.insert(seed.end(), bytes, bytes + message.size() * 8);

@@ -1,4 +1,5 @@
-// Any bytes: Index::Load must return a status, never crash; an accepted index must be searchable.
+// Any bytes: Index::Load (documents included) must return a status, never crash; an accepted index must
+// be searchable.
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -12,7 +13,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   swe::ReadLimits limits;
   limits.max_payload_bytes = 64 << 20;
   const std::vector<uint8_t> file = swe::fuzz::FileBytes(data, size, swe::container::Kind::kIndex);
-  if (!swe::Index::Load(file.data(), file.size(), &index, limits).ok()) return 0;
+  swe::IndexDocs docs;
+  if (!swe::Index::Load(file.data(), file.size(), &index, limits, &docs).ok()) return 0;
+  for (const auto& [entry, doc] : docs.all()) {
+    if (!index->Contains(entry) || doc.id.empty()) std::abort();
+  }
   std::vector<float> query(index->dims(), 1.0f);
   std::vector<swe::SearchHit> hits;
   if (!index->Search(query.data(), 10, &hits).ok()) std::abort();

@@ -51,9 +51,11 @@ int main(int argc, char** argv) {
       float v[4] = {float(id), 1, -float(id), 0.5f};
       if (!index->Add(id * 3, v).ok()) return 1;
     }
+    swe::IndexDocs docs;  // documents for some entries: a string id, and a text or metadata
+    if (!docs.Put(0, {"first", "a text", ""}).ok() || !docs.Put(6, {"second", "", "{\"k\": 1}"}).ok()) return 1;
     std::vector<uint8_t> bytes;
     const std::string name = dir + "/index/seed" + std::to_string(n++);
-    if (!index->Save(&bytes, 0).ok() || !WriteFile(name + ".swi", bytes) ||
+    if (!index->Save(&bytes, 0, dtype == swe::DType::kInt8 ? &docs : nullptr).ok() || !WriteFile(name + ".swi", bytes) ||
         !WriteFile(name + ".msg", swe::fuzz::BareMessageSeed(bytes, swe::container::Kind::kIndex))) {
       return 1;
     }

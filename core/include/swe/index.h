@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "swe/index_docs.h"
 #include "swe/model.h"
 #include "swe/model_file.h"
 #include "swe/status.h"
@@ -25,14 +26,17 @@ class Index {
  public:
   // dtype: DType::kF32 or DType::kInt8.
   static Status Create(uint32_t dims, DType dtype, std::unique_ptr<Index>* out);
-  // Reads an index file written by Save (validated like a model file).
+  // Reads an index file written by Save (validated like a model file). `docs` (may be null: they are
+  // then skipped, unvalidated) receives the file's documents.
   static Status Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out,
-                     const ReadLimits& limits = ReadLimits());
+                     const ReadLimits& limits = ReadLimits(), IndexDocs* docs = nullptr);
   ~Index();
 
   uint32_t dims() const { return dims_; }
   DType dtype() const { return dtype_; }
   size_t size() const { return ids_.size(); }
+  // The ids, in storage order (changed by Add and Remove).
+  const std::vector<uint64_t>& ids() const { return ids_; }
   // Informative: the model the vectors came from (stored in the file, checked by callers).
   void set_model(std::string name, uint32_t checksum) { model_name_ = std::move(name); model_checksum_ = checksum; }
   const std::string& model_name() const { return model_name_; }
@@ -45,8 +49,8 @@ class Index {
   bool Contains(uint64_t id) const noexcept;  // noexcept: swe_index_contains returns only 1 or 0
   // The k best hits for `query` (dims() floats), best first; fewer when the index is smaller.
   Status Search(const float* query, size_t k, std::vector<SearchHit>* hits) const;
-  // Appends a .swe index file to `out`.
-  Status Save(std::vector<uint8_t>* out, int zstd_level = 3) const;
+  // Appends a .swe index file to `out`, with `docs` (entries of this index) when given and not empty.
+  Status Save(std::vector<uint8_t>* out, int zstd_level = 3, const IndexDocs* docs = nullptr) const;
 
  private:
   Index(uint32_t dims, DType dtype);

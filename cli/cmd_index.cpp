@@ -1,0 +1,193 @@
+// swe index build | add | query | get | ids | remove: a search index kept in a file, with its documents.
+#include <cstdio>
+#include <string>
+
+#include "commands.h"
+#include "docs_input.h"
+#include "search.h"
+
+namespace swe::cli {
+namespace {
+
+constexpr const char* kIndexUsage =
+    "usage: swe index build MODEL --docs FILE -o INDEX [--dtype f32|int8] [--dims N]\n"
+    "       swe index add MODEL INDEX --docs FILE [-o OUT]\n"
+    "       swe index query MODEL INDEX [-k N] [--min-score S] [--json] [QUERY...]\n"
+    "       swe index get INDEX ID...\n"
+    "       swe index ids INDEX\n"
+    "       swe index remove INDEX ID... [-o OUT]\n"
+    "\n"
+    "build:  encodes the documents of FILE and writes an index that stores them: their ids, texts and\n"
+    "        metadata. FILE: the non-blank lines of a text file (id: the line number, from 1), or a .jsonl\n"
+    "        file of {\"text\": \"...\", \"id\": \"...\", \"metadata\": {...}} objects (id and metadata optional).\n"
+    "add:    adds the documents of FILE to INDEX (replacing those with the same id) and saves it.\n"
+    "query:  answers each QUERY (or each line of stdin, as it arrives) as 'swe search' does; --docs FILE\n"
+    "        is needed only for an index that stores no texts (written by swe before 0.1.0).\n"
+    "get:    prints each document as a JSON object {\"id\", \"text\", \"metadata\"}.\n"
+    "ids:    prints the documents' ids, one per line.\n"
+    "remove: removes the documents and saves the index.\n"
+    "\n"
+    "options:\n"
+    "  --docs FILE        the documents\n"
+    "  -o, --output OUT   where build writes the index; add and remove write INDEX itself unless given\n"
+    "  --dtype f32|int8   how build stores vectors (default f32; int8 is 4x smaller)\n"
+    "  --dims N           build: keep only the first N dimensions\n"
+    "  -k N, --min-score S, --json   query: as for 'swe search'\n";
+
+int32_t ParseDtype(const ParsedArgs& parsed, const std::string& command) {
+  std::string dtype = parsed.get("dtype", "f32");
+  if (dtype == "f32") return SWE_DTYPE_F32;
+  if (dtype == "int8") return SWE_DTYPE_INT8;
+  throw UsageError("--dtype must be f32 or int8, not '" + dtype + "'", command);
+}
+
+ParsedArgs Parse(const Args& args, const std::vector<OptionSpec>& spec, const std::string& command) {
+  ParsedArgs parsed = ParseArgs(args, spec, command);
+  if (parsed.help) std::fputs(kIndexUsage, stdout);
+  return parsed;
+}
+
+std::string RequireDocs(const ParsedArgs& parsed, const std::string& command) {
+  if (!parsed.has("docs")) throw UsageError("--docs FILE is required", command);
+  return parsed.get("docs");
+}
+
+int RunBuild(const Args& args) {
+  const std::string command = "swe index build";
+  ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}, {"dtype", 0, true}, {"dims", 0, true}}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() != 1) throw UsageError("expected one MODEL", command);
+  if (!parsed.has("output")) throw UsageError("-o INDEX is required", command);
+  const std::string docs = RequireDocs(parsed, command);
+  int32_t dtype = ParseDtype(parsed, command);
+  ModelPtr model = LoadModel(parsed.positional[0]);
+  uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
+  swe_index* raw = nullptr;
+  Check(swe_index_create(dims, dtype, &raw));
+  IndexPtr index(raw);
+  Check(swe_index_set_model(index.get(), model.get()));
+  AddDocs(model.get(), index.get(), ReadDocInputs(docs));
+  Check(swe_index_save_to_file(index.get(), parsed.get("output").c_str()));
+  return 0;
+}
+
+// An index that stores documents: the commands that edit or list them need one.
+IndexPtr LoadDocIndex(const std::string& path) {
+  IndexPtr index = LoadIndex(path);
+  if (swe_index_get_size(index.get()) > 0 && swe_index_get_doc_count(index.get()) == 0) {
+    throw CliError(1, path + " stores no documents (an index from before swe 0.1.0): rebuild it with 'swe index build'");
+  }
+  return index;
+}
+
+int RunAdd(const Args& args) {
+  const std::string command = "swe index add";
+  ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() != 2) throw UsageError("expected MODEL INDEX", command);
+  const std::string docs = RequireDocs(parsed, command);
+  ModelPtr model = LoadModel(parsed.positional[0]);
+  IndexPtr index = LoadDocIndex(parsed.positional[1]);
+  if (swe_index_check_model(index.get(), model.get()) != SWE_OK) {
+    throw CliError(1, parsed.positional[1] + ": " + swe_last_error());
+  }
+  AddDocs(model.get(), index.get(), ReadDocInputs(docs));
+  Check(swe_index_save_to_file(index.get(), parsed.get("output", parsed.positional[1]).c_str()));
+  return 0;
+}
+
+int RunQuery(const Args& args) {
+  const std::string command = "swe index query";
+  ParsedArgs parsed = Parse(
+      args, {{"docs", 0, true}, {"k", 'k', true}, {"min-score", 0, true}, {"json", 0, false}}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() < 2) throw UsageError("expected MODEL INDEX", command);
+  QueryOptions options = ParseQueryOptions(parsed, command);
+  ModelPtr model = LoadModel(parsed.positional[0]);
+  IndexPtr index = LoadIndexFor(model.get(), parsed.positional[1]);
+  if (swe_index_get_doc_count(index.get()) > 0) {
+    AnswerQueries(model.get(), index.get(), nullptr, options, parsed, 2);
+  } else {
+    std::vector<std::string> lines = LinesForOldIndex(index.get(), parsed.positional[1], parsed, command);
+    AnswerQueries(model.get(), index.get(), &lines, options, parsed, 2);
+  }
+  return 0;
+}
+
+uint64_t FindDoc(const swe_index* index, const std::string& path, const std::string& id) {
+  uint64_t entry = 0;
+  if (swe_index_find_doc(index, id.data(), id.size(), &entry) != SWE_OK) {
+    throw CliError(1, path + ": no document with id '" + id + "'");
+  }
+  return entry;
+}
+
+int RunGet(const Args& args) {
+  const std::string command = "swe index get";
+  ParsedArgs parsed = Parse(args, {}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() < 2) throw UsageError("expected INDEX ID...", command);
+  const std::string& path = parsed.positional[0];
+  IndexPtr index = LoadDocIndex(path);
+  for (size_t i = 1; i < parsed.positional.size(); ++i) {
+    swe_doc doc;
+    Check(swe_index_get_doc(index.get(), FindDoc(index.get(), path, parsed.positional[i]), &doc));
+    nlohmann::ordered_json j = {{"id", std::string(doc.id.data, doc.id.size)}, {"text", std::string(doc.text.data, doc.text.size)}};
+    if (doc.metadata.size) j["metadata"] = nlohmann::ordered_json::parse(doc.metadata.data, doc.metadata.data + doc.metadata.size);
+    PrintLine(JsonLine(j));
+  }
+  return 0;
+}
+
+int RunIds(const Args& args) {
+  const std::string command = "swe index ids";
+  ParsedArgs parsed = Parse(args, {}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() != 1) throw UsageError("expected INDEX", command);
+  IndexPtr index = LoadDocIndex(parsed.positional[0]);
+  size_t n = 0;
+  Check(swe_index_get_ids(index.get(), nullptr, 0, &n));
+  std::vector<uint64_t> entries(n);
+  Check(swe_index_get_ids(index.get(), entries.data(), entries.size(), &n));
+  std::string out;
+  for (uint64_t entry : entries) {
+    swe_doc doc;
+    if (swe_index_get_doc(index.get(), entry, &doc) == SWE_OK) out.append(doc.id.data, doc.id.size).push_back('\n');
+  }
+  PrintLine(out);
+  return 0;
+}
+
+int RunRemove(const Args& args) {
+  const std::string command = "swe index remove";
+  ParsedArgs parsed = Parse(args, {{"output", 'o', true}}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() < 2) throw UsageError("expected INDEX ID...", command);
+  const std::string& path = parsed.positional[0];
+  IndexPtr index = LoadDocIndex(path);
+  for (size_t i = 1; i < parsed.positional.size(); ++i) {
+    Check(swe_index_remove(index.get(), FindDoc(index.get(), path, parsed.positional[i])));
+  }
+  Check(swe_index_save_to_file(index.get(), parsed.get("output", path).c_str()));
+  return 0;
+}
+
+}  // namespace
+
+int RunIndex(const Args& args) {
+  if (args.empty()) throw UsageError("expected build, add, query, get, ids or remove", "swe index");
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kIndexUsage, stdout);
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  if (args[0] == "build") return RunBuild(rest);
+  if (args[0] == "add") return RunAdd(rest);
+  if (args[0] == "query") return RunQuery(rest);
+  if (args[0] == "get") return RunGet(rest);
+  if (args[0] == "ids") return RunIds(rest);
+  if (args[0] == "remove") return RunRemove(rest);
+  throw UsageError("unknown index command '" + args[0] + "'", "swe index");
+}
+
+}  // namespace swe::cli

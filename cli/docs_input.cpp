@@ -1,0 +1,90 @@
+#include "docs_input.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "line_reader.h"
+#include "swe/util/progress.h"
+
+namespace swe::cli {
+namespace {
+
+bool IsJsonLines(const std::string& path) {
+  auto ends = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".jsonl") || ends(".ndjson");
+}
+
+DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw CliError(1, where + ": not a JSON object");
+  DocInput doc;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "text") {
+      if (!value.is_string()) throw CliError(1, where + ": \"text\" must be a string");
+      doc.text = value.get<std::string>();
+    } else if (key == "id") {
+      if (value.is_string()) {
+        doc.id = value.get<std::string>();
+      } else if (value.is_number_integer()) {
+        doc.id = value.dump();
+      } else {
+        throw CliError(1, where + ": \"id\" must be a string or a whole number");
+      }
+      if (doc.id.empty()) throw CliError(1, where + ": \"id\" is empty");
+    } else if (key == "metadata") {
+      if (!value.is_null()) doc.metadata = value.dump();
+    } else {
+      throw CliError(1, where + ": unknown key \"" + key + "\" (known: text, id, metadata)");
+    }
+  }
+  if (!j.contains("text")) throw CliError(1, where + ": no \"text\"");
+  return doc;
+}
+
+}  // namespace
+
+std::vector<DocInput> ReadDocInputs(const std::string& path) {
+  const bool json = IsJsonLines(path);
+  LineReader reader(path);
+  std::vector<DocInput> docs;
+  std::unordered_set<std::string> ids;
+  std::string line;
+  for (size_t number = 1; reader.Next(&line); ++number) {
+    if (IsBlank(line)) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    DocInput doc = json ? ParseJsonDoc(line, where) : DocInput{"", std::move(line), ""};
+    if (doc.id.empty()) doc.id = std::to_string(number);
+    if (!ids.insert(doc.id).second) throw CliError(1, where + ": id '" + doc.id + "' is used twice");
+    docs.push_back(std::move(doc));
+  }
+  return docs;
+}
+
+void AddDocs(const swe_model* model, swe_index* index, const std::vector<DocInput>& docs) {
+  constexpr size_t kBatch = 4096;
+  swe_encode_params params = swe_encode_default_params();
+  params.dims = swe_index_get_dims(index);
+  std::vector<swe_text> texts;
+  std::vector<swe_doc> batch;
+  std::vector<float> vectors;
+  util::Progress progress("encoding docs", docs.size());
+  for (size_t start = 0; start < docs.size(); start += kBatch) {
+    const size_t n = std::min(kBatch, docs.size() - start);
+    texts.resize(n);
+    batch.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const DocInput& d = docs[start + i];
+      texts[i] = {d.text.data(), d.text.size()};
+      batch[i] = {{d.id.data(), d.id.size()}, texts[i], {d.metadata.data(), d.metadata.size()}};
+    }
+    vectors.resize(n * size_t{params.dims});
+    Check(swe_model_encode_batch(model, texts.data(), n, &params, vectors.data(), vectors.size()));
+    Check(swe_index_add_docs(index, batch.data(), vectors.data(), n));
+    progress.Update(start + n);
+  }
+  progress.Finish();
+}
+
+}  // namespace swe::cli

@@ -1,0 +1,26 @@
+// Documents for a search index, read from a file: the non-blank lines of a text file (id: the line
+// number, from 1), or one JSON object per line of a .jsonl/.ndjson file:
+//   {"text": "...", "id": "a string or a number (default: the line number)", "metadata": any JSON}
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace swe::cli {
+
+struct DocInput {
+  std::string id;
+  std::string text;
+  std::string metadata;  // JSON text, or empty
+};
+
+// Throws CliError naming FILE:LINE for a malformed JSON line, an unknown key or a repeated id.
+std::vector<DocInput> ReadDocInputs(const std::string& path);
+
+// Encodes `docs` in batches (with a progress bar) and adds them to `index`: a document whose id is
+// already there replaces it. The index's dims decide the vectors' dims.
+void AddDocs(const swe_model* model, swe_index* index, const std::vector<DocInput>& docs);
+
+}  // namespace swe::cli

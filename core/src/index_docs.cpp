@@ -1,0 +1,112 @@
+// An index's documents and their part of the index file (schema IndexDocs).
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "index_docs_io.h"
+#include "swe/unicode.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "index files store ids little-endian; add byte swapping for this target"
+#endif
+
+namespace swe {
+
+const IndexDoc* IndexDocs::Get(uint64_t entry) const {
+  auto it = docs_.find(entry);
+  return it == docs_.end() ? nullptr : &it->second;
+}
+
+bool IndexDocs::Find(std::string_view id, uint64_t* entry) const {
+  auto it = by_id_.find(std::string(id));
+  if (it == by_id_.end()) return false;
+  *entry = it->second;
+  return true;
+}
+
+Status IndexDocs::Put(uint64_t entry, IndexDoc doc) {
+  if (doc.id.empty()) return InvalidArgument("a document id is empty");
+  for (const std::string* part : {&doc.id, &doc.text, &doc.metadata}) {
+    if (!unicode::IsValidUtf8(*part)) return InvalidArgument("document '" + doc.id + "' is not valid UTF-8");
+  }
+  auto same = by_id_.find(doc.id);
+  if (same != by_id_.end() && same->second != entry) return InvalidArgument("duplicate document id '" + doc.id + "'");
+  Erase(entry);
+  by_id_[doc.id] = entry;
+  docs_[entry] = std::move(doc);
+  return Status::Ok();
+}
+
+void IndexDocs::Erase(uint64_t entry) {
+  auto it = docs_.find(entry);
+  if (it == docs_.end()) return;
+  by_id_.erase(it->second.id);
+  docs_.erase(it);
+}
+
+bool IndexDocs::has_texts() const {
+  for (const auto& [entry, doc] : docs_) {
+    if (!doc.text.empty()) return true;
+  }
+  return false;
+}
+
+bool IndexDocs::has_metadata() const {
+  for (const auto& [entry, doc] : docs_) {
+    if (!doc.metadata.empty()) return true;
+  }
+  return false;
+}
+
+void WriteIndexDocs(const IndexDocs& docs, schema::IndexDocs::Builder out) {
+  const unsigned count = static_cast<unsigned>(docs.size());
+  capnp::Data::Builder entries = out.initEntries(count * 8);
+  auto ids = out.initIds(count);
+  auto texts = out.initTexts(docs.has_texts() ? count : 0);
+  auto metadata = out.initMetadata(docs.has_metadata() ? count : 0);
+  unsigned i = 0;
+  for (const auto& [entry, doc] : docs.all()) {
+    std::memcpy(entries.begin() + 8 * i, &entry, 8);
+    ids.set(i, capnp::Text::Reader(doc.id.data(), doc.id.size()));
+    if (texts.size()) texts.set(i, capnp::Text::Reader(doc.text.data(), doc.text.size()));
+    if (metadata.size()) metadata.set(i, capnp::Text::Reader(doc.metadata.data(), doc.metadata.size()));
+    ++i;
+  }
+}
+
+Status ReadIndexDocs(schema::IndexDocs::Reader in, const ReadLimits& limits,
+                     const std::function<bool(uint64_t)>& has_entry, IndexDocs* out) {
+  const auto ids = in.getIds();
+  const auto texts = in.getTexts();
+  const auto metadata = in.getMetadata();
+  const capnp::Data::Reader entries = in.getEntries();
+  const uint64_t count = ids.size();
+  if (count > limits.max_rows) return TooLarge("index docs: " + std::to_string(count) + " over the row limit");
+  if (entries.size() != count * 8) return Corrupt("index docs: entries blob is not 8 * count bytes");
+  if (texts.size() != 0 && texts.size() != count) return Corrupt("index docs: texts do not match the ids");
+  if (metadata.size() != 0 && metadata.size() != count) return Corrupt("index docs: metadata do not match the ids");
+  IndexDocs docs;
+  for (unsigned i = 0; i < count; ++i) {
+    uint64_t entry;
+    std::memcpy(&entry, entries.begin() + 8 * i, 8);
+    if (!has_entry(entry)) return Corrupt("index docs: document " + std::to_string(i) + " names no entry");
+    if (docs.Get(entry)) return Corrupt("index docs: two documents for entry " + std::to_string(entry));
+    IndexDoc doc;
+    // Each element is read once: the message's traversal limit counts every read.
+    const capnp::Text::Reader id = ids[i];
+    doc.id.assign(id.begin(), id.size());
+    if (texts.size()) {
+      const capnp::Text::Reader text = texts[i];
+      doc.text.assign(text.begin(), text.size());
+    }
+    if (metadata.size()) {
+      const capnp::Text::Reader meta = metadata[i];
+      doc.metadata.assign(meta.begin(), meta.size());
+    }
+    if (Status s = docs.Put(entry, std::move(doc)); !s.ok()) return Corrupt("index docs: " + s.message());
+  }
+  *out = std::move(docs);
+  return Status::Ok();
+}
+
+}  // namespace swe

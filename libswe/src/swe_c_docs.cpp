@@ -1,0 +1,152 @@
+// The C API (native/include/swe.h) over core: batch search with a score floor, and the documents
+// (string ids, texts, metadata) that an index keeps beside its vectors.
+#include <cmath>
+#include <string>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "c_api_internal.h"
+
+using swe::capi::Fail;
+using swe::capi::FromStatus;
+using swe::capi::Guard;
+
+namespace swe::capi {
+
+swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims) {
+  if (query_dims == index.index->dims()) return SWE_OK;
+  return Fail(SWE_ERR_INVALID_ARGUMENT, "query has " + std::to_string(query_dims) + " dimensions, the index " +
+                                            std::to_string(index.index->dims()));
+}
+
+swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, uint64_t* out_ids,
+                     float* out_scores, size_t* out_n) {
+  *out_n = 0;
+  const uint32_t dims = index.index->dims();
+  bool zero = true;
+  for (uint32_t j = 0; j < dims && zero; ++j) zero = query[j] == 0.0f;
+  if (k == 0 || zero) return SWE_OK;  // a text with no known word is similar to nothing
+  std::vector<swe::SearchHit> hits;
+  swe_status s = FromStatus(index.index->Search(query, k, &hits));
+  if (s != SWE_OK) return s;
+  size_t n = 0;
+  for (size_t i = 0; i < hits.size() && n < k && hits[i].score >= min_score; ++i, ++n) {
+    out_ids[n] = hits[i].id;
+    out_scores[n] = hits[i].score;
+  }
+  *out_n = n;
+  return SWE_OK;
+}
+
+}  // namespace swe::capi
+
+namespace {
+
+// Checks what core does not: NULL pointers, and that metadata is JSON. `i` names the document.
+swe_status CheckDoc(const swe_doc& doc, size_t i) {
+  const std::string which = "document " + std::to_string(i);
+  for (const swe_text* part : {&doc.id, &doc.text, &doc.metadata}) {
+    if (!swe::capi::ValidText(part->data, part->size)) return Fail(SWE_ERR_INVALID_ARGUMENT, which + ": NULL text");
+  }
+  if (doc.metadata.size && !nlohmann::json::accept(swe::capi::View(doc.metadata.data, doc.metadata.size))) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, which + ": metadata is not JSON");
+  }
+  return SWE_OK;
+}
+
+swe_text AsText(const std::string& s) { return swe_text{s.data(), s.size()}; }
+
+}  // namespace
+
+extern "C" {
+
+swe_status swe_index_search_batch(const swe_index* index, const float* queries, size_t n_queries, uint32_t query_dims,
+                                  size_t k, float min_score, uint64_t* out_ids, float* out_scores,
+                                  size_t* out_counts) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index != nullptr, "swe_index_search_batch: index is NULL");
+    SWE_CHECK_ARG(n_queries == 0 || (queries && out_counts), "swe_index_search_batch: NULL queries or counts");
+    SWE_CHECK_ARG(n_queries == 0 || k == 0 || (out_ids && out_scores), "swe_index_search_batch: NULL output arrays");
+    SWE_CHECK_ARG(!std::isnan(min_score), "swe_index_search_batch: min_score is NaN");
+    swe_status s = swe::capi::CheckQueryDims(*index, query_dims);
+    for (size_t q = 0; q < n_queries && s == SWE_OK; ++q) {
+      s = swe::capi::SearchOne(*index, queries + q * query_dims, k, min_score, out_ids + q * k, out_scores + q * k,
+                               &out_counts[q]);
+    }
+    return s;
+  });
+}
+
+swe_status swe_index_get_ids(const swe_index* index, uint64_t* out_ids, size_t capacity, size_t* out_n) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && out_n, "swe_index_get_ids: NULL index or count");
+    const std::vector<uint64_t>& ids = index->index->ids();
+    *out_n = ids.size();
+    if (out_ids == nullptr) return SWE_OK;
+    if (capacity < ids.size()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "id buffer of " + std::to_string(capacity) + " is too small for " +
+                                                std::to_string(ids.size()) + " ids");
+    }
+    std::copy(ids.begin(), ids.end(), out_ids);
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float* vectors, size_t n) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index != nullptr, "swe_index_add_docs: index is NULL");
+    SWE_CHECK_ARG(n == 0 || (docs && vectors), "swe_index_add_docs: NULL docs or vectors");
+    uint64_t next = 0;  // the entry id a new document gets
+    for (uint64_t id : index->index->ids()) next = std::max(next, id + 1);
+    std::unordered_set<std::string_view> seen;
+    const uint32_t dims = index->index->dims();
+    for (size_t i = 0; i < n; ++i) {
+      if (swe_status s = CheckDoc(docs[i], i); s != SWE_OK) return s;
+      std::string_view id(docs[i].id.data, docs[i].id.size);
+      if (!seen.insert(id).second) return Fail(SWE_ERR_INVALID_ARGUMENT, "duplicate document id '" + std::string(id) + "'");
+      uint64_t entry = 0;
+      if (!index->docs.Find(id, &entry)) {
+        if (next == 0 && !index->index->ids().empty()) return Fail(SWE_ERR_TOO_LARGE, "no entry id left");
+        entry = next++;
+      }
+      for (uint32_t j = 0; j < dims; ++j) {
+        if (!std::isfinite(vectors[i * dims + j])) return Fail(SWE_ERR_INVALID_ARGUMENT, "document " + std::to_string(i) + ": non-finite vector value");
+      }
+      swe::IndexDoc doc{std::string(id), std::string(swe::capi::View(docs[i].text.data, docs[i].text.size)),
+                        std::string(swe::capi::View(docs[i].metadata.data, docs[i].metadata.size))};
+      const std::string context = "document " + std::to_string(i);
+      // The document first: Put refuses what Add would then leave without a document.
+      if (swe_status s = FromStatus(index->docs.Put(entry, std::move(doc)), context); s != SWE_OK) return s;
+      if (swe_status s = FromStatus(index->index->Add(entry, vectors + i * dims), context); s != SWE_OK) {
+        if (!index->index->Contains(entry)) index->docs.Erase(entry);
+        return s;
+      }
+    }
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_find_doc(const swe_index* index, const char* id, size_t id_size, uint64_t* out_entry) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && out_entry, "swe_index_find_doc: NULL index or output");
+    SWE_CHECK_ARG(swe::capi::ValidText(id, id_size), "swe_index_find_doc: id is NULL");
+    std::string_view key = swe::capi::View(id, id_size);
+    if (!index->docs.Find(key, out_entry)) return Fail(SWE_ERR_NOT_FOUND, "no document with id '" + std::string(key) + "'");
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_get_doc(const swe_index* index, uint64_t entry, swe_doc* out) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && out, "swe_index_get_doc: NULL index or output");
+    const swe::IndexDoc* doc = index->docs.Get(entry);
+    if (!doc) return Fail(SWE_ERR_NOT_FOUND, "entry " + std::to_string(entry) + " has no document");
+    *out = swe_doc{AsText(doc->id), AsText(doc->text), AsText(doc->metadata)};
+    return SWE_OK;
+  });
+}
+
+size_t swe_index_get_doc_count(const swe_index* index) { return index ? index->docs.size() : 0; }
+
+}  // extern "C"

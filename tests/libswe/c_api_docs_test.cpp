@@ -1,0 +1,248 @@
+// libswe's C API: texts with no known word match nothing, the score floor, batch search, and the
+// documents (string ids, texts, JSON metadata) an index saves beside its vectors.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "c_api_fixture.h"
+
+namespace {
+
+using namespace swe_c_api_test;
+
+swe_doc Doc(const std::string& id, const std::string& text, const std::string& meta = "") {
+  return swe_doc{{id.data(), id.size()}, {text.data(), text.size()}, {meta.data(), meta.size()}};
+}
+
+std::string Str(swe_text t) { return std::string(t.data, t.size); }
+
+class CApiDocsTest : public CApiTest {
+ protected:
+  // An index of kTexts' non-empty texts as documents "d0", "d1", ... with metadata {"n": i}.
+  IndexPtr MakeDocIndex(int32_t dtype = SWE_DTYPE_F32) {
+    swe_index* raw = nullptr;
+    EXPECT_EQ(swe_index_create(kDims, dtype, &raw), SWE_OK);
+    IndexPtr index(raw);
+    for (size_t i = 0; i < kTexts.size(); ++i) {
+      if (kTexts[i].empty()) continue;
+      const std::string id = "d" + std::to_string(i), meta = "{\"n\": " + std::to_string(i) + "}";
+      swe_doc doc = Doc(id, kTexts[i], meta);
+      std::vector<float> v = Encode(kTexts[i]);
+      EXPECT_EQ(swe_index_add_docs(index.get(), &doc, v.data(), 1), SWE_OK) << swe_last_error();
+    }
+    return index;
+  }
+
+  // The string ids of the hits of `text`.
+  std::vector<std::string> Hits(const swe_index* index, const std::string& text, size_t k, float min_score) {
+    std::vector<float> q = Encode(text);
+    std::vector<uint64_t> ids(k);
+    std::vector<float> scores(k);
+    size_t n = 99;
+    EXPECT_EQ(swe_index_search_batch(index, q.data(), 1, kDims, k, min_score, ids.data(), scores.data(), &n), SWE_OK)
+        << swe_last_error();
+    std::vector<std::string> out;
+    for (size_t i = 0; i < n; ++i) {
+      swe_doc doc;
+      EXPECT_EQ(swe_index_get_doc(index, ids[i], &doc), SWE_OK) << swe_last_error();
+      out.push_back(Str(doc.id));
+      EXPECT_GE(scores[i], min_score);
+    }
+    return out;
+  }
+};
+
+TEST_F(CApiDocsTest, KnownWordCount) {
+  uint32_t n = 99;
+  ASSERT_EQ(swe_model_count_known_words(model_.get(), "zzz qqq", 7, &n), SWE_OK);
+  EXPECT_EQ(n, 0u);
+  ASSERT_EQ(swe_model_count_known_words(model_.get(), "the cat zzz", 11, &n), SWE_OK);
+  EXPECT_EQ(n, 2u);
+  ASSERT_EQ(swe_model_count_known_words(model_.get(), nullptr, 0, &n), SWE_OK);
+  EXPECT_EQ(n, 0u);
+  for (const std::string& text : kTexts) {
+    uint32_t encoded = 0;
+    CoreEncode(text, 0, &encoded);
+    ASSERT_EQ(swe_model_count_known_words(model_.get(), text.data(), text.size(), &n), SWE_OK);
+    EXPECT_EQ(n, encoded) << text;
+  }
+  EXPECT_EQ(swe_model_count_known_words(model_.get(), nullptr, 3, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_count_known_words(nullptr, "a", 1, &n), SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiDocsTest, UnknownQueryHasNoHits) {
+  IndexPtr index = MakeIndex(SWE_DTYPE_F32);
+  std::vector<float> q = Encode("zzqqxx");
+  uint64_t ids[4];
+  float scores[4];
+  size_t n = 99;
+  ASSERT_EQ(swe_index_search(index.get(), q.data(), kDims, 4, ids, scores, &n), SWE_OK);
+  EXPECT_EQ(n, 0u);
+  ASSERT_EQ(swe_index_search_batch(index.get(), q.data(), 1, kDims, 4, -INFINITY, ids, scores, &n), SWE_OK);
+  EXPECT_EQ(n, 0u);
+}
+
+TEST_F(CApiDocsTest, BatchSearchEqualsSingleAndAppliesTheFloor) {
+  IndexPtr index = MakeIndex(SWE_DTYPE_F32);
+  const std::vector<std::string> queries = {kTexts[0], "zzqqxx", kTexts[4]};
+  std::vector<float> rows;
+  for (const std::string& q : queries) {
+    std::vector<float> v = Encode(q);
+    rows.insert(rows.end(), v.begin(), v.end());
+  }
+  constexpr size_t k = 3;
+  std::vector<uint64_t> ids(queries.size() * k);
+  std::vector<float> scores(queries.size() * k);
+  std::vector<size_t> counts(queries.size());
+  ASSERT_EQ(swe_index_search_batch(index.get(), rows.data(), queries.size(), kDims, k, -INFINITY, ids.data(),
+                                   scores.data(), counts.data()),
+            SWE_OK);
+  EXPECT_EQ(counts[1], 0u);
+  for (size_t q = 0; q < queries.size(); ++q) {
+    uint64_t one_ids[k];
+    float one_scores[k];
+    size_t n = 0;
+    ASSERT_EQ(swe_index_search(index.get(), rows.data() + q * kDims, kDims, k, one_ids, one_scores, &n), SWE_OK);
+    ASSERT_EQ(counts[q], n);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(ids[q * k + i], one_ids[i]);
+      EXPECT_EQ(scores[q * k + i], one_scores[i]);
+    }
+  }
+  // A floor between the best and the second score keeps exactly the best hit.
+  const float floor = (scores[0] + scores[1]) / 2;
+  ASSERT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims, k, floor, ids.data(), scores.data(),
+                                   counts.data()),
+            SWE_OK);
+  EXPECT_EQ(counts[0], 1u);
+  EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims, k, NAN, ids.data(), scores.data(),
+                                   counts.data()),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims + 1, k, 0, ids.data(), scores.data(),
+                                   counts.data()),
+            SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiDocsTest, DocumentsGetFindRemoveIds) {
+  IndexPtr index = MakeDocIndex();
+  EXPECT_EQ(swe_index_get_size(index.get()), 5u);
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), 5u);
+  EXPECT_EQ(Hits(index.get(), kTexts[1], 2, -INFINITY).front(), "d1");
+
+  uint64_t entry = 0;
+  ASSERT_EQ(swe_index_find_doc(index.get(), "d4", 2, &entry), SWE_OK);
+  swe_doc doc;
+  ASSERT_EQ(swe_index_get_doc(index.get(), entry, &doc), SWE_OK);
+  EXPECT_EQ(Str(doc.id), "d4");
+  EXPECT_EQ(Str(doc.text), kTexts[4]);
+  EXPECT_EQ(Str(doc.metadata), "{\"n\": 4}");
+  EXPECT_EQ(swe_index_find_doc(index.get(), "nope", 4, &entry), SWE_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(swe_last_error()).find("nope"), std::string::npos);
+
+  // Re-adding an id replaces its entry in place.
+  ASSERT_EQ(swe_index_find_doc(index.get(), "d0", 2, &entry), SWE_OK);
+  swe_doc again = Doc("d0", "new text");
+  std::vector<float> v = Encode(kTexts[5]);
+  ASSERT_EQ(swe_index_add_docs(index.get(), &again, v.data(), 1), SWE_OK);
+  uint64_t same = 0;
+  ASSERT_EQ(swe_index_find_doc(index.get(), "d0", 2, &same), SWE_OK);
+  EXPECT_EQ(same, entry);
+  ASSERT_EQ(swe_index_get_doc(index.get(), entry, &doc), SWE_OK);
+  EXPECT_EQ(Str(doc.text), "new text");
+  EXPECT_EQ(Str(doc.metadata), "");
+  EXPECT_EQ(swe_index_get_size(index.get()), 5u);
+
+  // Removing the entry removes the document; ids() lists what is left.
+  ASSERT_EQ(swe_index_remove(index.get(), entry), SWE_OK);
+  EXPECT_EQ(swe_index_find_doc(index.get(), "d0", 2, &same), SWE_ERR_NOT_FOUND);
+  EXPECT_EQ(swe_index_get_doc(index.get(), entry, &doc), SWE_ERR_NOT_FOUND);
+  size_t n = 0;
+  ASSERT_EQ(swe_index_get_ids(index.get(), nullptr, 0, &n), SWE_OK);
+  ASSERT_EQ(n, 4u);
+  std::vector<uint64_t> ids(n);
+  EXPECT_EQ(swe_index_get_ids(index.get(), ids.data(), 3, &n), SWE_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(swe_index_get_ids(index.get(), ids.data(), ids.size(), &n), SWE_OK);
+  std::vector<std::string> names;
+  for (uint64_t id : ids) {
+    ASSERT_EQ(swe_index_get_doc(index.get(), id, &doc), SWE_OK);
+    names.push_back(Str(doc.id));
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"d1", "d3", "d4", "d5"}));
+}
+
+TEST_F(CApiDocsTest, AddDocsRejectsBadDocuments) {
+  IndexPtr index = MakeDocIndex();
+  std::vector<float> v = Encode(kTexts[0]);
+  std::vector<float> two(v);
+  two.insert(two.end(), v.begin(), v.end());
+  const std::vector<std::vector<swe_doc>> bad = {
+      {Doc("", "empty id")},
+      {Doc("x", "t", "{not json")},
+      {Doc("x", "bad \xff utf-8")},
+      {Doc("y", "a"), Doc("y", "b")},  // duplicate in one call
+  };
+  for (const std::vector<swe_doc>& docs : bad) {
+    EXPECT_EQ(swe_index_add_docs(index.get(), docs.data(), two.data(), docs.size()), SWE_ERR_INVALID_ARGUMENT);
+    EXPECT_STRNE(swe_last_error(), "");
+  }
+  std::vector<float> nan(v);
+  nan[3] = NAN;
+  swe_doc doc = Doc("z", "t");
+  EXPECT_EQ(swe_index_add_docs(index.get(), &doc, nan.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_find_doc(index.get(), "z", 1, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  uint64_t entry;
+  EXPECT_EQ(swe_index_find_doc(index.get(), "z", 1, &entry), SWE_ERR_NOT_FOUND);
+  // The first of a duplicate pair went in; the failed ones did not.
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), 6u);
+  EXPECT_EQ(swe_index_find_doc(index.get(), "x", 1, &entry), SWE_ERR_NOT_FOUND);
+  EXPECT_EQ(swe_index_add_docs(index.get(), nullptr, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+}
+
+// Header flags: offset 36, little-endian.
+uint32_t Flags(const uint8_t* file) { return file[36] | file[37] << 8 | file[38] << 16 | uint32_t(file[39]) << 24; }
+
+TEST_F(CApiDocsTest, DocumentsSurviveSaveAndOldFilesStillLoad) {
+  for (int32_t dtype : {SWE_DTYPE_F32, SWE_DTYPE_INT8}) {
+    IndexPtr index = MakeDocIndex(dtype);
+    std::string path = TempPath("docs.swi");
+    ASSERT_EQ(swe_index_save_to_file(index.get(), path.c_str()), SWE_OK) << swe_last_error();
+    swe_index* raw = nullptr;
+    ASSERT_EQ(swe_index_load_from_file(path.c_str(), nullptr, &raw), SWE_OK) << swe_last_error();
+    IndexPtr loaded(raw);
+    std::remove(path.c_str());
+    EXPECT_EQ(swe_index_get_doc_count(loaded.get()), 5u);
+    EXPECT_EQ(Hits(loaded.get(), kTexts[4], 3, -INFINITY), Hits(index.get(), kTexts[4], 3, -INFINITY));
+    uint64_t entry = 0;
+    ASSERT_EQ(swe_index_find_doc(loaded.get(), "d3", 2, &entry), SWE_OK);
+    swe_doc doc;
+    ASSERT_EQ(swe_index_get_doc(loaded.get(), entry, &doc), SWE_OK);
+    EXPECT_EQ(Str(doc.text), "zzz qqq");
+    EXPECT_EQ(Str(doc.metadata), "{\"n\": 3}");
+  }
+  // An index without documents is written exactly as before documents existed (header flags 0), so
+  // older readers read it; one with documents sets flag bit 1, which older readers refuse by name.
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  IndexPtr plain = MakeIndex(SWE_DTYPE_F32);
+  ASSERT_EQ(swe_index_save_to_bytes(plain.get(), &data, &size), SWE_OK);
+  EXPECT_EQ(Flags(data), 0u);
+  swe_index* raw = nullptr;
+  ASSERT_EQ(swe_index_load_from_bytes(data, size, nullptr, &raw), SWE_OK);
+  EXPECT_EQ(swe_index_get_doc_count(raw), 0u);
+  EXPECT_EQ(swe_index_get_size(raw), 4u);
+  swe_index_free(raw);
+  swe_free_bytes(data);
+  IndexPtr docs = MakeDocIndex();
+  ASSERT_EQ(swe_index_save_to_bytes(docs.get(), &data, &size), SWE_OK);
+  EXPECT_EQ(Flags(data), 2u);
+  // A flag this reader does not know is refused with a message, not misread.
+  std::vector<uint8_t> future(data, data + size);
+  future[36] |= 4;
+  EXPECT_EQ(swe_index_load_from_bytes(future.data(), future.size(), nullptr, &raw), SWE_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(swe_last_error()).find("flags"), std::string::npos) << swe_last_error();
+  swe_free_bytes(data);
+}
+
+}  // namespace
