@@ -406,7 +406,7 @@ Status Runner::Export(json* stats) {
   p.extra.push_back({"forward_passes", sample_stats["stats"].value("forward_passes", json(0)).dump()});
   p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
   DType dtype;
-  SWE_RETURN_IF_ERROR(ParseDType(r_.dtype, &dtype));
+  if (!ParseDType(r_.dtype, &dtype)) return InvalidArgument("export.dtype: unknown dtype '" + r_.dtype + "'");
   std::filesystem::path out(r_.export_path);
   if (out.has_parent_path()) {
     std::error_code ec;

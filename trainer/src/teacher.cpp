@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "bert_teacher.h"
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "use_lite_teacher.h"
 
 namespace swe::trainer {
@@ -22,7 +22,7 @@ Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, 
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
   const size_t dims = teacher.dims();
-  Progress progress(label, texts.size(), "sentences");
+  util::Progress progress(label, texts.size(), "sentences");
   TeacherOutput result;
   std::vector<std::string> batch;
   for (size_t start = 0; start < order.size(); start += batch_size) {

@@ -7,10 +7,13 @@
 #include <map>
 
 #include "matrix_io.h"
-#include "tfjs_model.h"
+#include "swe/formats/tfjs_model.h"
 
 namespace swe::trainer {
 namespace {
+using formats::TfjsGraphModel;
+using formats::TfjsNode;
+using formats::TfjsTensor;
 
 const std::string kEnc = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
 const std::string kStack = kEnc + "TransformerStack/";

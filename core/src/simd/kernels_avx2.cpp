@@ -73,7 +73,7 @@ __m256 Load8(const int8_t* p) {
 }
 
 float ToFloat(float x) { return x; }
-float ToFloat(uint16_t x) { return impl::HalfToFloat(x); }
+float ToFloat(uint16_t x) { return swe::HalfToFloat(x); }
 float ToFloat(int8_t x) { return static_cast<float>(x); }
 
 // Columns [c, c + 8K): K accumulator registers while every row adds its slice.

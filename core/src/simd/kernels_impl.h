@@ -26,6 +26,7 @@
 #include <cstring>
 
 #include "simd/kernels.h"
+#include "swe/half.h"
 
 namespace swe::simd::SWE_KERNELS_NS {
 
@@ -34,28 +35,6 @@ extern const Kernels kKernels;
 namespace impl {
 
 constexpr size_t kLanes = 8;
-
-inline uint32_t FloatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-inline float BitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-// binary16 -> binary32, exact and branch-free (so that loops over it vectorize). The half's exponent
-// and mantissa, moved to the float's positions, read as a float with the wrong bias; scaling by
-// 2^(127-15) fixes the bias exactly, subnormal halves included. Inf and NaN (which land at >= 2^16)
-// get the all-ones exponent and keep their payload.
-inline float HalfToFloat(uint16_t h) {
-  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
-  const float scaled = BitsFloat(uint32_t{h & 0x7FFFu} << 13) * 0x1p112f;
-  const uint32_t special = 0u - static_cast<uint32_t>(scaled >= 0x1p16f);  // all ones or zero
-  return BitsFloat(FloatBits(scaled) | (special & 0x7F800000u) | sign);
-}
 
 inline float Combine(const float* s) {
   return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));

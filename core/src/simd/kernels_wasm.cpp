@@ -54,7 +54,7 @@ void Store(float* p, v128_t v) { wasm_v128_store(p, v); }
 // acc[0..4) += a * x, where x holds four floats.
 void Accumulate4(float* acc, v128_t va, v128_t x) { Store(acc, wasm_f32x4_add(Load(acc), wasm_f32x4_mul(va, x))); }
 
-// Four binary16 values (zero-extended to 32 bit) -> four floats, impl::HalfToFloat's bit trick.
+// Four binary16 values (zero-extended to 32 bit) -> four floats, swe::HalfToFloat's bit trick (swe/half.h).
 v128_t HalfToFloat4(v128_t h) {
   const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
   const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7FFF)), 13);
@@ -104,7 +104,7 @@ v128_t Load4(const uint16_t* p) { return HalfToFloat4(wasm_u32x4_load16x4(p)); }
 v128_t Load4(const int8_t* p) { return Int8ToFloat4(wasm_v128_load32_zero(p)); }
 
 float ToFloat(float x) { return x; }
-float ToFloat(uint16_t x) { return impl::HalfToFloat(x); }
+float ToFloat(uint16_t x) { return swe::HalfToFloat(x); }
 float ToFloat(int8_t x) { return static_cast<float>(x); }
 
 // Columns [c, c + 4K): K accumulator registers while every row adds its slice.
