@@ -126,6 +126,11 @@ const char* swe_status_name(swe_status status) {
   return swe::status_code_name(static_cast<swe::StatusCode>(status));
 }
 
+const char* swe_dtype_name(int32_t dtype) {
+  if (dtype < SWE_DTYPE_F32 || dtype > SWE_DTYPE_INT8) return "unknown";
+  return swe::dtype_name(static_cast<swe::DType>(dtype));
+}
+
 const char* swe_last_error(void) { return swe::capi::g_last_error.c_str(); }
 
 const char* swe_version(void) { return SWE_VERSION_STRING; }
