@@ -3,16 +3,39 @@
 #include <algorithm>
 #include <numeric>
 
-#include "bert_teacher.h"
 #include "swe/util/progress.h"
-#include "use_lite_teacher.h"
+
+// The teacher kinds, one line each; every kind's TeacherKind is defined in its own file.
+#define SWE_TEACHER_KINDS(X) \
+  X(kBertTeacher)            /* bert_teacher.cpp */ \
+  X(kUseLiteTeacher)         /* use_lite_teacher.cpp */
 
 namespace swe::trainer {
 
+#define SWE_DECLARE_TEACHER_KIND(kind) extern const TeacherKind kind;
+SWE_TEACHER_KINDS(SWE_DECLARE_TEACHER_KIND)
+
+namespace {
+#define SWE_TEACHER_KIND_ADDRESS(kind) &kind,
+const TeacherKind* const kTeacherKinds[] = {SWE_TEACHER_KINDS(SWE_TEACHER_KIND_ADDRESS)};
+}  // namespace
+
+Status FindTeacherKind(const std::string& name, const TeacherKind** out) {
+  std::string known;
+  for (const TeacherKind* kind : kTeacherKinds) {
+    if (name == kind->name) {
+      *out = kind;
+      return Status::Ok();
+    }
+    known += std::string(known.empty() ? "" : ", ") + kind->name;
+  }
+  return InvalidArgument("unknown teacher kind '" + name + "' (known: " + known + ")");
+}
+
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out) {
-  if (options.kind == "bert") return LoadBertTeacher(options, out);
-  if (options.kind == "use-lite") return LoadUseLiteTeacher(options, out);
-  return InvalidArgument("unknown teacher kind '" + options.kind + "' (known: bert, use-lite)");
+  const TeacherKind* kind = nullptr;
+  SWE_RETURN_IF_ERROR(FindTeacherKind(options.kind, &kind));
+  return kind->load(options, out);
 }
 
 Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,

@@ -338,4 +338,17 @@ Status LoadUseLiteTeacher(const TeacherOptions& options, std::unique_ptr<Teacher
   return Status::Ok();
 }
 
+namespace {
+Status UseLiteSubwordVocab(const TeacherOptions& options, SubwordVocab* out) {
+  std::string dir;
+  UseLiteTokenizer tok;
+  SWE_RETURN_IF_ERROR(ResolveUseLiteDir(options.path, &dir));
+  SWE_RETURN_IF_ERROR(UseLiteTokenizer::Load(dir + "/vocab.json", &tok));
+  *out = tok.ToSubwordVocab();
+  return Status::Ok();
+}
+}  // namespace
+
+extern const TeacherKind kUseLiteTeacher = {"use-lite", LoadUseLiteTeacher, UseLiteSubwordVocab};
+
 }  // namespace swe::trainer
