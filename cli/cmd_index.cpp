@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.h"
+#include "swe/model.h"
 #include "docs_input.h"
 #include "search.h"
 
@@ -34,30 +35,32 @@ constexpr const char* kIndexUsage =
     "  --dims N           build: keep only the first N dimensions\n"
     "  -k N, --min-score S, --json   query: as for 'swe search'\n";
 
-int32_t ParseDtype(const ParsedArgs& parsed, const std::string& command) {
-  std::string dtype = parsed.get("dtype", "f32");
-  if (dtype == "f32") return SWE_DTYPE_F32;
-  if (dtype == "int8") return SWE_DTYPE_INT8;
-  throw UsageError("--dtype must be f32 or int8, not '" + dtype + "'", command);
+int32_t ParseDtype(const util::ParsedArgs& parsed, const std::string& command) {
+  const std::string name = parsed.get("dtype", "f32");
+  swe::DType dtype;
+  if (!swe::ParseDType(name, &dtype) || dtype == swe::DType::kF16) {
+    throw util::UsageError("--dtype must be f32 or int8, not '" + name + "'", command);
+  }
+  return static_cast<int32_t>(dtype);  // SWE_DTYPE_* has the values of swe::DType
 }
 
-ParsedArgs Parse(const Args& args, const std::vector<OptionSpec>& spec, const std::string& command) {
-  ParsedArgs parsed = ParseArgs(args, spec, command);
+util::ParsedArgs Parse(const Args& args, const std::vector<util::OptionSpec>& spec, const std::string& command) {
+  util::ParsedArgs parsed = util::ParseArgs(args, spec, command);
   if (parsed.help) std::fputs(kIndexUsage, stdout);
   return parsed;
 }
 
-std::string RequireDocs(const ParsedArgs& parsed, const std::string& command) {
-  if (!parsed.has("docs")) throw UsageError("--docs FILE is required", command);
+std::string RequireDocs(const util::ParsedArgs& parsed, const std::string& command) {
+  if (!parsed.has("docs")) throw util::UsageError("--docs FILE is required", command);
   return parsed.get("docs");
 }
 
 int RunBuild(const Args& args) {
   const std::string command = "swe index build";
-  ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}, {"dtype", 0, true}, {"dims", 0, true}}, command);
+  util::ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}, {"dtype", 0, true}, {"dims", 0, true}}, command);
   if (parsed.help) return 0;
-  if (parsed.positional.size() != 1) throw UsageError("expected one MODEL", command);
-  if (!parsed.has("output")) throw UsageError("-o INDEX is required", command);
+  if (parsed.positional.size() != 1) throw util::UsageError("expected one MODEL", command);
+  if (!parsed.has("output")) throw util::UsageError("-o INDEX is required", command);
   const std::string docs = RequireDocs(parsed, command);
   int32_t dtype = ParseDtype(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
@@ -82,9 +85,9 @@ IndexPtr LoadDocIndex(const std::string& path) {
 
 int RunAdd(const Args& args) {
   const std::string command = "swe index add";
-  ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}}, command);
+  util::ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}}, command);
   if (parsed.help) return 0;
-  if (parsed.positional.size() != 2) throw UsageError("expected MODEL INDEX", command);
+  if (parsed.positional.size() != 2) throw util::UsageError("expected MODEL INDEX", command);
   const std::string docs = RequireDocs(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   IndexPtr index = LoadDocIndex(parsed.positional[1]);
@@ -98,10 +101,10 @@ int RunAdd(const Args& args) {
 
 int RunQuery(const Args& args) {
   const std::string command = "swe index query";
-  ParsedArgs parsed = Parse(
+  util::ParsedArgs parsed = Parse(
       args, {{"docs", 0, true}, {"k", 'k', true}, {"min-score", 0, true}, {"json", 0, false}}, command);
   if (parsed.help) return 0;
-  if (parsed.positional.size() < 2) throw UsageError("expected MODEL INDEX", command);
+  if (parsed.positional.size() < 2) throw util::UsageError("expected MODEL INDEX", command);
   QueryOptions options = ParseQueryOptions(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   IndexPtr index = LoadIndexFor(model.get(), parsed.positional[1]);
@@ -124,9 +127,9 @@ uint64_t FindDoc(const swe_index* index, const std::string& path, const std::str
 
 int RunGet(const Args& args) {
   const std::string command = "swe index get";
-  ParsedArgs parsed = Parse(args, {}, command);
+  util::ParsedArgs parsed = Parse(args, {}, command);
   if (parsed.help) return 0;
-  if (parsed.positional.size() < 2) throw UsageError("expected INDEX ID...", command);
+  if (parsed.positional.size() < 2) throw util::UsageError("expected INDEX ID...", command);
   const std::string& path = parsed.positional[0];
   IndexPtr index = LoadDocIndex(path);
   for (size_t i = 1; i < parsed.positional.size(); ++i) {
@@ -141,9 +144,9 @@ int RunGet(const Args& args) {
 
 int RunIds(const Args& args) {
   const std::string command = "swe index ids";
-  ParsedArgs parsed = Parse(args, {}, command);
+  util::ParsedArgs parsed = Parse(args, {}, command);
   if (parsed.help) return 0;
-  if (parsed.positional.size() != 1) throw UsageError("expected INDEX", command);
+  if (parsed.positional.size() != 1) throw util::UsageError("expected INDEX", command);
   IndexPtr index = LoadDocIndex(parsed.positional[0]);
   size_t n = 0;
   Check(swe_index_get_ids(index.get(), nullptr, 0, &n));
@@ -160,9 +163,9 @@ int RunIds(const Args& args) {
 
 int RunRemove(const Args& args) {
   const std::string command = "swe index remove";
-  ParsedArgs parsed = Parse(args, {{"output", 'o', true}}, command);
+  util::ParsedArgs parsed = Parse(args, {{"output", 'o', true}}, command);
   if (parsed.help) return 0;
-  if (parsed.positional.size() < 2) throw UsageError("expected INDEX ID...", command);
+  if (parsed.positional.size() < 2) throw util::UsageError("expected INDEX ID...", command);
   const std::string& path = parsed.positional[0];
   IndexPtr index = LoadDocIndex(path);
   for (size_t i = 1; i < parsed.positional.size(); ++i) {
@@ -175,7 +178,7 @@ int RunRemove(const Args& args) {
 }  // namespace
 
 int RunIndex(const Args& args) {
-  if (args.empty()) throw UsageError("expected build, add, query, get, ids or remove", "swe index");
+  if (args.empty()) throw util::UsageError("expected build, add, query, get, ids or remove", "swe index");
   if (args[0] == "--help" || args[0] == "-h") {
     std::fputs(kIndexUsage, stdout);
     return 0;
@@ -187,7 +190,7 @@ int RunIndex(const Args& args) {
   if (args[0] == "get") return RunGet(rest);
   if (args[0] == "ids") return RunIds(rest);
   if (args[0] == "remove") return RunRemove(rest);
-  throw UsageError("unknown index command '" + args[0] + "'", "swe index");
+  throw util::UsageError("unknown index command '" + args[0] + "'", "swe index");
 }
 
 }  // namespace swe::cli

@@ -69,17 +69,17 @@ void Answer(const swe_model* model, const swe_index* index, const std::vector<st
 
 }  // namespace
 
-QueryOptions ParseQueryOptions(const ParsedArgs& parsed, const std::string& command) {
+QueryOptions ParseQueryOptions(const util::ParsedArgs& parsed, const std::string& command) {
   (void)command;
   QueryOptions options;
-  if (parsed.has("k")) options.k = ParseCount(parsed.get("k"), "-k", 1, 1'000'000);
-  if (parsed.has("min-score")) options.min_score = static_cast<float>(ParseNumber(parsed.get("min-score"), "--min-score", -1, 1));
+  if (parsed.has("k")) options.k = util::ParseCount(parsed.get("k"), "-k", 1, 1'000'000);
+  if (parsed.has("min-score")) options.min_score = static_cast<float>(util::ParseNumber(parsed.get("min-score"), "--min-score", -1, 1));
   options.json = parsed.has("json");
   return options;
 }
 
 void AnswerQueries(const swe_model* model, const swe_index* index, const std::vector<std::string>* lines,
-                   const QueryOptions& options, const ParsedArgs& parsed, size_t first) {
+                   const QueryOptions& options, const util::ParsedArgs& parsed, size_t first) {
   if (parsed.positional.size() > first) {
     for (size_t q = first; q < parsed.positional.size(); ++q) {
       Answer(model, index, lines, options, parsed.positional[q], q == first);
@@ -103,9 +103,9 @@ IndexPtr LoadIndexFor(const swe_model* model, const std::string& path) {
 }
 
 std::vector<std::string> LinesForOldIndex(const swe_index* index, const std::string& index_path,
-                                          const ParsedArgs& parsed, const std::string& command) {
+                                          const util::ParsedArgs& parsed, const std::string& command) {
   if (!parsed.has("docs")) {
-    throw UsageError(index_path + " stores no texts (an index from before swe 0.1.0): give --docs FILE, the file it "
+    throw util::UsageError(index_path + " stores no texts (an index from before swe 0.1.0): give --docs FILE, the file it "
                      "was built from, or rebuild it with 'swe index build'", command);
   }
   const std::string docs = parsed.get("docs");
@@ -121,7 +121,7 @@ std::vector<std::string> LinesForOldIndex(const swe_index* index, const std::str
 
 int RunSearch(const Args& args) {
   const std::string command = "swe search";
-  ParsedArgs parsed = ParseArgs(args,
+  util::ParsedArgs parsed = util::ParseArgs(args,
                                 {{"docs", 0, true}, {"index", 0, true}, {"k", 'k', true}, {"min-score", 0, true},
                                  {"dims", 0, true}, {"json", 0, false}},
                                 command);
@@ -129,9 +129,9 @@ int RunSearch(const Args& args) {
     std::fputs(kSearchUsage, stdout);
     return 0;
   }
-  if (parsed.positional.empty()) throw UsageError("expected MODEL", command);
-  if (parsed.has("index") && parsed.has("dims")) throw UsageError("--dims cannot be used with --index", command);
-  if (!parsed.has("index") && !parsed.has("docs")) throw UsageError("--docs FILE or --index INDEX is required", command);
+  if (parsed.positional.empty()) throw util::UsageError("expected MODEL", command);
+  if (parsed.has("index") && parsed.has("dims")) throw util::UsageError("--dims cannot be used with --index", command);
+  if (!parsed.has("index") && !parsed.has("docs")) throw util::UsageError("--docs FILE or --index INDEX is required", command);
   QueryOptions options = ParseQueryOptions(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   if (parsed.has("index")) {

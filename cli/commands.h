@@ -1,5 +1,5 @@
 // The subcommands. Each takes the words after its name, prints its --help when asked, returns the exit
-// code and throws CliError / UsageError for failures (main prints them).
+// code and throws CliError / util::UsageError for failures (main prints them).
 #pragma once
 
 #include <string>

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "line_reader.h"
 #include "swe/util/progress.h"
 
@@ -74,9 +74,9 @@ std::vector<float> EncodeOne(const swe_model* model, const std::string& text, ui
 uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command) {
   uint32_t model_dims = swe_model_get_dims(model);
   if (value.empty()) return model_dims;
-  uint64_t dims = ParseCount(value, "--dims", 0, UINT32_MAX);
+  uint64_t dims = util::ParseCount(value, "--dims", 0, UINT32_MAX);
   if (dims > model_dims) {
-    throw UsageError("--dims " + value + " exceeds the model's " + std::to_string(model_dims) + " dimensions",
+    throw util::UsageError("--dims " + value + " exceeds the model's " + std::to_string(model_dims) + " dimensions",
                      command);
   }
   return dims == 0 ? model_dims : static_cast<uint32_t>(dims);

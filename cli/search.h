@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "common.h"
 
 namespace swe::cli {
@@ -16,19 +16,19 @@ struct QueryOptions {
 };
 
 // -k, --min-score and --json as `command` got them.
-QueryOptions ParseQueryOptions(const ParsedArgs& parsed, const std::string& command);
+QueryOptions ParseQueryOptions(const util::ParsedArgs& parsed, const std::string& command);
 
 // Answers the queries given as parsed.positional[first..], or else each non-blank line of stdin as it
 // arrives (flushing each answer). An index with documents shows their texts; one without (written
 // before documents existed) needs `lines`, the --docs file its entry ids are line numbers of.
 void AnswerQueries(const swe_model* model, const swe_index* index, const std::vector<std::string>* lines,
-                   const QueryOptions& options, const ParsedArgs& parsed, size_t first);
+                   const QueryOptions& options, const util::ParsedArgs& parsed, size_t first);
 
 // Loads an index and checks it was built with `model`.
 IndexPtr LoadIndexFor(const swe_model* model, const std::string& path);
 
 // For an index without documents: the lines of --docs, checked against the index's size.
 std::vector<std::string> LinesForOldIndex(const swe_index* index, const std::string& index_path,
-                                          const ParsedArgs& parsed, const std::string& command);
+                                          const util::ParsedArgs& parsed, const std::string& command);
 
 }  // namespace swe::cli

@@ -49,6 +49,10 @@ swe_status Guard(Body&& body) noexcept {
   }
 }
 
+// The C API's dtype codes are core's DType values (handles cast between them).
+static_assert(SWE_DTYPE_F32 == static_cast<int>(DType::kF32) && SWE_DTYPE_F16 == static_cast<int>(DType::kF16) &&
+              SWE_DTYPE_INT8 == static_cast<int>(DType::kInt8), "swe.h dtype codes must match swe::DType");
+
 ReadLimits ToReadLimits(const swe_load_params* params);
 // A text argument is usable when it has data or is empty; View makes it a string_view.
 bool ValidText(const char* data, size_t size);
@@ -58,8 +62,6 @@ swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims);
 // The up to k hits of one query scoring at least min_score; none for the zero vector.
 swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, uint64_t* out_ids,
                      float* out_scores, size_t* out_n);
-// Reads a whole file; SWE_ERR_IO naming the path on failure.
-swe_status ReadFile(const char* path, std::vector<uint8_t>* out);
 
 }  // namespace swe::capi
 
