@@ -89,7 +89,28 @@ Status AppendCompressedFrame(const uint8_t* data, size_t size, int level, std::v
 
 }  // namespace
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same CRC with SSE4.2's crc32 instruction, 8 bytes per instruction: about 5x the tables' speed,
+// which is most of a model's load after decompression.
+namespace {
+__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(const uint8_t* data, size_t size, uint32_t crc) {
+  uint64_t c = ~crc;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) c = __builtin_ia32_crc32di(c, Load64(data + i));
+  for (; i < size; ++i) c = __builtin_ia32_crc32qi(static_cast<uint32_t>(c), data[i]);
+  return ~static_cast<uint32_t>(c);
+}
+bool HaveSse42() {
+  static const bool have = (__builtin_cpu_init(), __builtin_cpu_supports("sse4.2"));
+  return have;
+}
+}  // namespace
+#endif
+
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (HaveSse42()) return Crc32cSse42(data, size, crc);
+#endif
   crc = ~crc;
   size_t i = 0;
   for (; i + 8 <= size; i += 8) {
