@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
 constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
+constexpr size_t kMinSavings = 4;             // compress only when it saves at least 1/4 of the payload
 
 // CRC-32C (Castagnoli, reflected), slicing-by-8: table[k][b] is the CRC of byte b followed by k zero
 // bytes, so eight input bytes take eight independent lookups. Portable (the wasm build uses it too)
@@ -179,9 +180,11 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
   try {
     std::vector<uint8_t> frame;
 #if !defined(SWE_NO_ZSTD_COMPRESS)
-    if (zstd_level != 0) {
-      SWE_RETURN_IF_ERROR(AppendCompressedFrame(message, size, zstd_level, &frame));
-    } else {
+    if (zstd_level != 0) SWE_RETURN_IF_ERROR(AppendCompressedFrame(message, size, zstd_level, &frame));
+    // A payload that zstd barely shrinks (an int8 table is close to noise) is stored instead:
+    // decompressing it would cost most of every load to save a few percent of the file.
+    if (zstd_level == 0 || frame.size() > size - size / kMinSavings) {
+      frame.clear();
       AppendStoredFrame(message, size, &frame);
     }
 #else
