@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "bytes.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe {
 namespace {
