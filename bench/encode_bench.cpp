@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_util.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
 #include "swe/model.h"
@@ -64,14 +65,9 @@ struct Options {
   bool skip_index = false;
 };
 
-[[noreturn]] void Die(const std::string& message) {
-  std::fprintf(stderr, "encode_bench: %s\n", message.c_str());
-  std::exit(1);
-}
-
-void Check(const swe::Status& s, const std::string& what) {
-  if (!s.ok()) Die(what + ": " + s.ToString());
-}
+using bench::Check;
+using bench::Die;
+using bench::ThreadSeconds;
 
 // Column 5 and 6 (s1, s2) of a tab-separated STS-B file, without quote handling.
 std::vector<std::string> ReadSentences(const std::string& path) {
@@ -153,14 +149,6 @@ std::unique_ptr<swe::Model> Build(const swe::ModelContents& c, swe::DType dtype)
   std::unique_ptr<swe::Model> model;
   Check(swe::ReadModel(bytes.data(), bytes.size(), &model), "reading the model");
   return model;
-}
-
-// CPU time of this thread: on a shared machine, the time this benchmark was not scheduled does not
-// count (wall time and CPU time agree on an idle one).
-double ThreadSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 // Median seconds per call of `pass`, each timing repeating it for at least min_time.
@@ -411,13 +399,11 @@ void RunChild(int argc, char** argv, const char* variant) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::g_program = "encode_bench";
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Die(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return bench::ArgValue(argc, argv, &i); };
     if (a == "--data")
       o.data = value();
     else if (a == "--model")

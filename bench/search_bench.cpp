@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
 #include "swe/model_file.h"
@@ -40,13 +41,9 @@ struct Options {
   std::vector<size_t> candidates = {100, 200, 500, 1000, 2000};
 };
 
-[[noreturn]] void Die(const std::string& m) {
-  std::fprintf(stderr, "search_bench: %s\n", m.c_str());
-  std::exit(1);
-}
-void Check(const swe::Status& s, const std::string& what) {
-  if (!s.ok()) Die(what + ": " + s.ToString());
-}
+using bench::Check;
+using bench::Die;
+using bench::ThreadSeconds;
 
 // Lines of a text file (an STS-B .csv: its two sentence columns), at most `limit`.
 std::vector<std::string> ReadTexts(const std::string& path, size_t limit) {
@@ -68,11 +65,6 @@ std::vector<std::string> ReadTexts(const std::string& path, size_t limit) {
   return out;
 }
 
-double ThreadSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -105,13 +97,11 @@ void Print(const char* what, const std::string& fields, const char* summary) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::g_program = "search_bench";
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Die(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return bench::ArgValue(argc, argv, &i); };
     if (a == "--model") o.model = value();
     else if (a == "--text") o.text = value();
     else if (a == "--queries") o.queries = value();
