@@ -17,6 +17,15 @@ const char* dtype_name(DType dtype) {
   return "unknown";
 }
 
+bool ParseDType(std::string_view name, DType* out) {
+  for (DType d : {DType::kF32, DType::kF16, DType::kInt8}) {
+    if (name == dtype_name(d)) {
+      *out = d;
+      return true;
+    }
+  }
+  return false;
+}
 
 // 8 bytes at a time, multiply-xorshift mixing: fast on short words, good enough spread for probing.
 uint32_t HashWord(std::string_view word) {
