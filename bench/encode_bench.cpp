@@ -1,6 +1,7 @@
 // Single-thread encode and search throughput.
 //
-//   encode_bench [--data DIR] [--model FILE.swe] [--repeats N] [--min-time SECONDS] [--simd NAME]
+//   encode_bench [--data DIR] [--model FILE.swe] [--text FILE] [--dtype NAME] [--repeats N]
+//                [--min-time SECONDS] [--simd NAME] [--no-index]
 //
 // Sentences: the STS-B dev set (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1 and s2; DIR
 // defaults to ../shared/data next to the repository). Model: FILE if given (re-written as f32, f16
@@ -8,6 +9,11 @@
 // filler words, random vectors. Every kernel variant this CPU supports is measured in a child
 // process (SWE_SIMD=<variant>, so the Model and Index pick it up like any program would); --simd
 // NAME measures only that one, in this process.
+//
+// --text FILE (one text per line, e.g. from bench/text_corpus.sh): measured like the STS-B sentences,
+// plus the unknown-word path: "unknown_cold" resolves each distinct unknown word of FILE once with a
+// fresh tokenizer (ns per unknown word), "unknown_repeat" a text of 10 of them over and over (the
+// tokenizer's cache of resolved unknown words). --dtype NAME: only that table dtype.
 //
 // Modes: "tokenize" (Tokenizer::Encode only), "accumulate" (the rows of pre-tokenized ids summed
 // with one Model::AccumulateRow call per word, then normalised), "gather" (the same with one
@@ -36,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_util.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
 #include "swe/model.h"
@@ -51,19 +58,16 @@ struct Options {
   std::string data = SWE_BENCH_DATA;
   std::string model;
   std::string simd;  // measure only this variant, in this process
+  std::string text;  // a realistic-text corpus, one text per line
+  std::string dtype;  // only this table dtype
   int repeats = 7;
   double min_time = 0.2;
   bool skip_index = false;
 };
 
-[[noreturn]] void Die(const std::string& message) {
-  std::fprintf(stderr, "encode_bench: %s\n", message.c_str());
-  std::exit(1);
-}
-
-void Check(const swe::Status& s, const std::string& what) {
-  if (!s.ok()) Die(what + ": " + s.ToString());
-}
+using bench::Check;
+using bench::Die;
+using bench::ThreadSeconds;
 
 // Column 5 and 6 (s1, s2) of a tab-separated STS-B file, without quote handling.
 std::vector<std::string> ReadSentences(const std::string& path) {
@@ -81,6 +85,17 @@ std::vector<std::string> ReadSentences(const std::string& path) {
     }
   }
   if (out.empty()) Die("no sentences in " + path);
+  return out;
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) Die("cannot read " + path + " (make it with bench/text_corpus.sh)");
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  if (out.empty()) Die("no texts in " + path);
   return out;
 }
 
@@ -136,14 +151,6 @@ std::unique_ptr<swe::Model> Build(const swe::ModelContents& c, swe::DType dtype)
   return model;
 }
 
-// CPU time of this thread: on a shared machine, the time this benchmark was not scheduled does not
-// count (wall time and CPU time agree on an idle one).
-double ThreadSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 // Median seconds per call of `pass`, each timing repeating it for at least min_time.
 double MedianSeconds(const Options& o, const std::function<void()>& pass) {
   pass();  // warm up
@@ -180,10 +187,80 @@ std::string Num(double v) {
 
 volatile float g_sink;  // keeps results alive
 
-void BenchEncode(const Options& o, const std::string& model_name, const swe::Model& model,
-                 const std::vector<std::string>& sentences) {
+void Report(const Options& o, const swe::Model& model, const std::string& model_name, const std::string& corpus,
+            const std::string& mode, size_t texts, size_t words, double seconds) {
   const char* simd = swe::simd::ActiveName();
   const char* dtype = swe::dtype_name(model.dtype());
+  const double sps = texts / seconds;
+  const double wps = words / seconds;
+  std::printf("%s\n", Json({{"bench", Str("encode")},
+                            {"corpus", Str(corpus)},
+                            {"mode", Str(mode)},
+                            {"dtype", Str(dtype)},
+                            {"simd", Str(simd)},
+                            {"model", Str(model_name)},
+                            {"dims", Num(model.dims())},
+                            {"sentences", Num(texts)},
+                            {"words", Num(words)},
+                            {"seconds_per_pass", Num(seconds)},
+                            {"sentences_per_s", Num(sps)},
+                            {"words_per_s", Num(wps)},
+                            {"ns_per_word", Num(1e9 / wps)},
+                            {"repeats", Num(o.repeats)},
+                            {"clock", Str("thread_cpu")}})
+                          .c_str());
+  std::fprintf(stderr, "  %-6s %-5s %-6s %-14s %10.0f texts/s %12.0f words/s %7.1f ns/word\n", simd, dtype,
+               corpus.c_str(), mode.c_str(), sps, wps, 1e9 / wps);
+}
+
+// The unknown-word path on `texts`: its distinct words that step 2 does not find, resolved cold
+// (a fresh tokenizer per pass: every word takes the subword fallback) and repeated (10 of them in
+// one text, encoded again and again by one tokenizer: its cache answers).
+void BenchUnknown(const Options& o, const std::string& model_name, const swe::Model& model,
+                  const std::vector<std::string>& texts) {
+  swe::Tokenizer tokenizer(model);
+  std::vector<swe::Token> tokens;
+  std::map<std::string, int> seen;
+  std::vector<std::string> unknown;
+  size_t total = 0, unknown_total = 0;
+  for (const std::string& t : texts) {
+    tokens.clear();
+    tokenizer.Analyze(t, &tokens);
+    total += tokens.size();
+    for (const swe::Token& tok : tokens) {
+      if (tok.match != swe::Match::kPrefix && tok.match != swe::Match::kUnknown) continue;
+      ++unknown_total;
+      std::string w = t.substr(tok.begin, tok.end - tok.begin);
+      if (seen.emplace(w, 0).second) unknown.push_back(std::move(w));
+    }
+  }
+  std::fprintf(stderr, "  unknown words: %zu of %zu (%.2f%%), %zu distinct\n", unknown_total, total,
+               100.0 * unknown_total / std::max<size_t>(1, total), unknown.size());
+  if (unknown.size() < 10) return;
+  std::vector<uint32_t> ids;
+  const double cold = MedianSeconds(o, [&] {
+    swe::Tokenizer fresh(model);
+    for (const std::string& w : unknown) {
+      ids.clear();
+      fresh.Encode(w, &ids);
+    }
+    g_sink = static_cast<float>(ids.size());
+  });
+  Report(o, model, model_name, "text", "unknown_cold", unknown.size(), unknown.size(), cold);
+  std::string ten;
+  for (size_t i = 0; i < 10; ++i) ten += unknown[i * (unknown.size() / 10)] + " ";
+  const double repeat = MedianSeconds(o, [&] {
+    for (int r = 0; r < 100; ++r) {
+      ids.clear();
+      tokenizer.Encode(ten, &ids);
+    }
+    g_sink = static_cast<float>(ids.size());
+  });
+  Report(o, model, model_name, "text", "unknown_repeat", 100, 1000, repeat);
+}
+
+void BenchEncode(const Options& o, const std::string& model_name, const swe::Model& model,
+                 const std::vector<std::string>& sentences, const std::string& corpus) {
   swe::Tokenizer tokenizer(model);
   std::vector<std::vector<uint32_t>> ids(sentences.size());
   size_t words = 0;
@@ -228,26 +305,7 @@ void BenchEncode(const Options& o, const std::string& model_name, const swe::Mod
        }},
   };
   for (const auto& [mode, pass] : modes) {
-    const double seconds = MedianSeconds(o, pass);
-    const double sps = sentences.size() / seconds;
-    const double wps = words / seconds;
-    std::printf("%s\n", Json({{"bench", Str("encode")},
-                              {"mode", Str(mode)},
-                              {"dtype", Str(dtype)},
-                              {"simd", Str(simd)},
-                              {"model", Str(model_name)},
-                              {"dims", Num(model.dims())},
-                              {"sentences", Num(sentences.size())},
-                              {"words", Num(words)},
-                              {"seconds_per_pass", Num(seconds)},
-                              {"sentences_per_s", Num(sps)},
-                              {"words_per_s", Num(wps)},
-                              {"ns_per_word", Num(1e9 / wps)},
-                              {"repeats", Num(o.repeats)},
-                              {"clock", Str("thread_cpu")}})
-                            .c_str());
-    std::fprintf(stderr, "  %-6s %-5s %-10s %10.0f sentences/s %12.0f words/s %7.1f ns/word\n", simd, dtype,
-                 mode.c_str(), sps, wps, 1e9 / wps);
+    Report(o, model, model_name, corpus, mode, sentences.size(), words, MedianSeconds(o, pass));
   }
   std::fflush(stdout);
 }
@@ -306,9 +364,16 @@ void RunHere(const Options& o) {
   }
   std::fprintf(stderr, "simd %s, model %s: %zu words x %u dims, %zu sentences\n", swe::simd::ActiveName(),
                name.c_str(), contents.words.size(), contents.dims, sentences.size());
+  std::vector<std::string> texts;
+  if (!o.text.empty()) texts = ReadLines(o.text);
   for (swe::DType dtype : {swe::DType::kF32, swe::DType::kF16, swe::DType::kInt8}) {
+    if (!o.dtype.empty() && o.dtype != swe::dtype_name(dtype)) continue;
     std::unique_ptr<swe::Model> model = Build(contents, dtype);
-    BenchEncode(o, name, *model, sentences);
+    BenchEncode(o, name, *model, sentences, "sts-b");
+    if (!texts.empty()) {
+      BenchEncode(o, name, *model, texts, "text");
+      BenchUnknown(o, name, *model, texts);
+    }
   }
   if (!o.skip_index) BenchIndex(o, contents.dims);
 }
@@ -334,13 +399,11 @@ void RunChild(int argc, char** argv, const char* variant) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::g_program = "encode_bench";
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Die(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return bench::ArgValue(argc, argv, &i); };
     if (a == "--data")
       o.data = value();
     else if (a == "--model")
@@ -351,6 +414,10 @@ int main(int argc, char** argv) {
       o.repeats = std::max(1, std::atoi(value().c_str()));
     else if (a == "--min-time")
       o.min_time = std::atof(value().c_str());
+    else if (a == "--text")
+      o.text = value();
+    else if (a == "--dtype")
+      o.dtype = value();
     else if (a == "--no-index")
       o.skip_index = true;
     else

@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
 constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
+constexpr size_t kMinSavings = 4;             // compress only when it saves at least 1/4 of the payload
 
 // CRC-32C (Castagnoli, reflected), slicing-by-8: table[k][b] is the CRC of byte b followed by k zero
 // bytes, so eight input bytes take eight independent lookups. Portable (the wasm build uses it too)
@@ -89,7 +90,28 @@ Status AppendCompressedFrame(const uint8_t* data, size_t size, int level, std::v
 
 }  // namespace
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same CRC with SSE4.2's crc32 instruction, 8 bytes per instruction: about 5x the tables' speed,
+// which is most of a model's load after decompression.
+namespace {
+__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(const uint8_t* data, size_t size, uint32_t crc) {
+  uint64_t c = ~crc;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) c = __builtin_ia32_crc32di(c, Load64(data + i));
+  for (; i < size; ++i) c = __builtin_ia32_crc32qi(static_cast<uint32_t>(c), data[i]);
+  return ~static_cast<uint32_t>(c);
+}
+bool HaveSse42() {
+  static const bool have = (__builtin_cpu_init(), __builtin_cpu_supports("sse4.2"));
+  return have;
+}
+}  // namespace
+#endif
+
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (HaveSse42()) return Crc32cSse42(data, size, crc);
+#endif
   crc = ~crc;
   size_t i = 0;
   for (; i + 8 <= size; i += 8) {
@@ -158,9 +180,11 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
   try {
     std::vector<uint8_t> frame;
 #if !defined(SWE_NO_ZSTD_COMPRESS)
-    if (zstd_level != 0) {
-      SWE_RETURN_IF_ERROR(AppendCompressedFrame(message, size, zstd_level, &frame));
-    } else {
+    if (zstd_level != 0) SWE_RETURN_IF_ERROR(AppendCompressedFrame(message, size, zstd_level, &frame));
+    // A payload that zstd barely shrinks (an int8 table is close to noise) is stored instead:
+    // decompressing it would cost most of every load to save a few percent of the file.
+    if (zstd_level == 0 || frame.size() > size - size / kMinSavings) {
+      frame.clear();
       AppendStoredFrame(message, size, &frame);
     }
 #else

@@ -21,6 +21,7 @@ uint32_t Encoder::Encode(std::string_view text, float* out) {
   std::fill(out, out + dims_, 0.0f);
   ids_.clear();
   tokenizer_.Encode(text, &ids_);
+  for (uint32_t id : ids_) model_.PrefetchRow(id);  // the rows' misses overlap, not one per word
   float total = 0.0f;
   uint32_t used = 0;
   if (model_.has_weights()) {

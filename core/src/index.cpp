@@ -15,6 +15,7 @@
 
 #include "container.h"
 #include "index_docs_io.h"
+#include "hamming.h"
 #include "quantize.h"
 #include "simd/kernels.h"
 #include "swe.capnp.h"
@@ -156,7 +157,33 @@ Status Index::Add(uint64_t id, const float* vector) {
     NormalizeL2(unit.data(), dims_);
     scales_[pos] = QuantizeRow(unit.data(), dims_, i8_.data() + pos * dims_);
   }
+  SetBits(pos);
   return Status::Ok();
+}
+
+void Index::SetBits(size_t pos) {
+  const size_t words = hamming::Words(dims_);
+  if (bits_.size() < (pos + 1) * words) bits_.resize((pos + 1) * words);
+  const float* center = center_.empty() ? nullptr : center_.data();
+  if (dtype_ == DType::kF32) {
+    hamming::SignBits(f32_.data() + pos * dims_, center, dims_, bits_.data() + pos * words);
+  } else {
+    hamming::SignBits(i8_.data() + pos * dims_, scales_[pos], center, dims_, bits_.data() + pos * words);
+  }
+}
+
+void Index::CenterCodes() {
+  const size_t count = ids_.size();
+  if (count == 0) return;
+  std::vector<double> sum(dims_, 0.0);
+  for (size_t pos = 0; pos < count; ++pos) {
+    for (uint32_t j = 0; j < dims_; ++j) {
+      sum[j] += dtype_ == DType::kF32 ? f32_[pos * dims_ + j] : i8_[pos * dims_ + j] * double{scales_[pos]};
+    }
+  }
+  center_.resize(dims_);
+  for (uint32_t j = 0; j < dims_; ++j) center_[j] = static_cast<float>(sum[j] / count);
+  for (size_t pos = 0; pos < count; ++pos) SetBits(pos);
 }
 
 Status Index::AddBatch(const uint64_t* ids, const float* vectors, size_t n) {
@@ -182,8 +209,11 @@ Status Index::Remove(uint64_t id) {
       std::copy_n(i8_.data() + last * dims_, dims_, i8_.data() + pos * dims_);
       scales_[pos] = scales_[last];
     }
+    const size_t words = hamming::Words(dims_);
+    std::copy_n(bits_.data() + last * words, words, bits_.data() + pos * words);
   }
   ids_.pop_back();
+  bits_.resize(last * hamming::Words(dims_));
   if (dtype_ == DType::kF32) {
     f32_.resize(last * dims_);
   } else {
@@ -224,6 +254,53 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
       for (size_t j = 0; j < m; ++j) {
         top.Offer(ids_[start + j], static_cast<float>(dots[j]) * scale * scales_[start + j]);
       }
+    }
+  }
+  top.Finish(hits);
+  return Status::Ok();
+}
+
+Status Index::SearchBinary(const float* query, size_t k, size_t candidates, std::vector<SearchHit>* hits) const {
+  hits->clear();
+  if (query == nullptr) return InvalidArgument("null query");
+  if (!AllFinite(query, dims_)) return InvalidArgument("query has a non-finite value");
+  if (candidates < k) return InvalidArgument("candidates must be at least k");
+  const size_t count = ids_.size();
+  k = std::min(k, count);
+  if (k == 0) return Status::Ok();
+  std::vector<float> unit(query, query + dims_);
+  NormalizeL2(unit.data(), dims_);
+  const size_t words = hamming::Words(dims_);
+  std::vector<uint64_t> code(words);
+  hamming::SignBits(unit.data(), center_.empty() ? nullptr : center_.data(), dims_, code.data());
+  std::vector<int8_t> q;
+  float scale = 0;
+  if (dtype_ == DType::kInt8) {
+    q.resize(dims_);
+    scale = QuantizeRow(unit.data(), dims_, q.data());
+  }
+  std::vector<uint32_t> nearest;
+  hamming::Nearest(code.data(), bits_.data(), words, count, candidates, &nearest);
+  // Rescored exactly like Search scores them, so a hit's score does not depend on the method.
+  const simd::Kernels& kernels = simd::Active();
+  TopK top(k);
+  const size_t row_bytes = dims_ * ElementSize(dtype_);
+  const uint8_t* rows = dtype_ == DType::kF32 ? reinterpret_cast<const uint8_t*>(f32_.data())
+                                              : reinterpret_cast<const uint8_t*>(i8_.data());
+  for (size_t i = 0; i < nearest.size(); ++i) {
+    if (i + 8 < nearest.size()) {  // random rows: their misses overlap instead of queueing
+      const uint8_t* ahead = rows + size_t{nearest[i + 8]} * row_bytes;
+      for (size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(ahead + b);
+    }
+    const uint32_t pos = nearest[i];
+    if (dtype_ == DType::kF32) {
+      float score;
+      kernels.scan_f32(unit.data(), f32_.data() + size_t{pos} * dims_, dims_, 1, &score);
+      top.Offer(ids_[pos], score);
+    } else {
+      int32_t dot;
+      kernels.scan_i8(q.data(), i8_.data() + size_t{pos} * dims_, dims_, 1, &dot);
+      top.Offer(ids_[pos], static_cast<float>(dot) * scale * scales_[pos]);
     }
   }
   top.Finish(hits);
@@ -341,6 +418,7 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
       }
       if (!ScalesFitUnitRows(index->scales_)) return Corrupt("index: a scale is negative, non-finite or too large");
     }
+    for (size_t i = 0; i < count; ++i) index->SetBits(i);
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());
     index->model_checksum_ = root.getModelChecksum();

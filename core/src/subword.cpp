@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "bytes.h"
 #include "swe/unicode.h"
 
 namespace swe {
@@ -25,44 +26,67 @@ inline bool IsCharEnd(std::string_view s, size_t end) {
 
 // Open-addressing set of byte strings -> piece id. Keys are views into the vocabulary's pieces
 // (possibly without their continuation prefix); hashes are FNV-1a so callers can hash incrementally.
+// A slot holds the key's first 8 bytes and length (bytes.h): most pieces are compared in the slot.
+// A bit set over the hashes of every key's prefixes lets a caller stop extending a candidate as soon
+// as it is no piece's prefix (a false positive only costs a probe), instead of trying every length.
 class PieceTable {
  public:
   void Init(size_t count) {
     size_t cap = 16;
     while (cap < count * 2) cap <<= 1;
     slots_.assign(cap, Slot{});
+    keys_.assign(count, std::string_view());
     mask_ = cap - 1;
+    prefixes_.assign(kPrefixBits / 64, 0);
   }
   // Returns false when the key is already present.
   bool Insert(std::string_view key, uint32_t id) {
     uint64_t h = kFnvOffset;
-    for (char c : key) h = HashStep(h, c);
+    for (char c : key) {
+      h = HashStep(h, c);
+      const uint64_t bit = PrefixBit(h);
+      prefixes_[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+    if (Find(h, key) != kNoId) return false;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.id == kNoId) {
-        s = Slot{h, key, id};
+        s = Slot{LoadPartial(key.data(), key.size()), KeyTag(static_cast<uint32_t>(h >> 32), key.size()), id};
+        keys_[id] = key;
         if (key.size() > max_len_) max_len_ = key.size();
         return true;
       }
-      if (s.hash == h && s.key == key) return false;
     }
   }
   uint32_t Find(uint64_t h, std::string_view key) const {
+    const uint64_t head = LoadPartial(key.data(), key.size());
+    const uint32_t tag = KeyTag(static_cast<uint32_t>(h >> 32), key.size());
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.id == kNoId) return kNoId;
-      if (s.hash == h && s.key == key) return s.id;
+      if (s.tag == tag && s.head == head && (key.size() <= 8 || keys_[s.id].substr(8) == key.substr(8))) {
+        return s.id;
+      }
     }
   }
   size_t max_len() const { return max_len_; }
+  // False when no key starts with the bytes whose hash is h.
+  bool MayPrefix(uint64_t h) const {
+    const uint64_t bit = PrefixBit(h);
+    return (prefixes_[bit / 64] >> (bit % 64)) & 1;
+  }
 
  private:
+  static constexpr uint64_t kPrefixBits = uint64_t{1} << 18;  // 32 KB
+  static uint64_t PrefixBit(uint64_t h) { return (h >> 24) & (kPrefixBits - 1); }
+  std::vector<uint64_t> prefixes_;
   struct Slot {
-    uint64_t hash = 0;
-    std::string_view key;
+    uint64_t head = 0;
+    uint32_t tag = 0;
     uint32_t id = kNoId;
   };
   std::vector<Slot> slots_;
+  std::vector<std::string_view> keys_;  // by piece id
   size_t mask_ = 0;
   size_t max_len_ = 0;
 };
@@ -218,6 +242,7 @@ bool SubwordTokenizer::Impl::SplitWordPiece(std::string_view word, std::vector<u
     uint64_t h = kFnvOffset;
     for (size_t end = start + 1; end <= limit; ++end) {
       h = HashStep(h, word[end - 1]);
+      if (!table.MayPrefix(h)) break;
       if (!IsCharEnd(word, end)) continue;
       const uint32_t id = table.Find(h, word.substr(start, end - start));
       if (id != kNoId) best_end = end, best_id = id;
@@ -259,6 +284,7 @@ bool SubwordTokenizer::Impl::SplitUnigram(std::string_view word, std::vector<uin
     uint64_t h = kFnvOffset;
     for (size_t e = s + 1; e <= limit; ++e) {
       h = HashStep(h, text[e - 1]);
+      if (!initial.MayPrefix(h)) break;
       if (!IsCharEnd(text, e)) continue;
       const uint32_t id = initial.Find(h, text.substr(s, e - s));
       if (id == kNoId) continue;

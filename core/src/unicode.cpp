@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 
 namespace swe::unicode {
@@ -163,6 +164,15 @@ void AppendUtf8(char32_t c, std::string* out) {
 bool IsValidUtf8(std::string_view s) {
   size_t pos = 0;
   while (pos < s.size()) {
+    uint64_t eight;  // ASCII eight bytes at a time, then a byte at a time: most text is ASCII
+    if (pos + 8 <= s.size() && (std::memcpy(&eight, s.data() + pos, 8), (eight & 0x8080808080808080ull) == 0)) {
+      pos += 8;
+      continue;
+    }
+    if (static_cast<uint8_t>(s[pos]) < 0x80) {
+      ++pos;
+      continue;
+    }
     const size_t start = pos;
     if (DecodeNext(s, &pos) == kReplacement && pos - start == 1 && static_cast<uint8_t>(s[start]) >= 0x80) {
       return false;

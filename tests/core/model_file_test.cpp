@@ -109,11 +109,21 @@ TEST(ModelFile, RoundTripInt8WithinOneStepPerRow) {
 
 TEST(ModelFile, StoredAndCompressedFramesReadTheSame) {
   ModelContents c = RandomContents(kWords, 16);
+  for (size_t i = 0; i < c.vectors.size(); ++i) c.vectors[i] = static_cast<float>(i % 5) * 0.25f;  // compressible
   std::vector<uint8_t> stored = ModelBytes(c, DType::kF32, 0), packed = ModelBytes(c, DType::kF32, 19);
+  ASSERT_LT(packed.size(), stored.size() * 3 / 4);  // really compressed
   std::unique_ptr<Model> a, b;
   ASSERT_TRUE(ReadModel(stored.data(), stored.size(), &a).ok());
   ASSERT_TRUE(ReadModel(packed.data(), packed.size(), &b).ok());
   EXPECT_EQ(a->ToContents().vectors, b->ToContents().vectors);
+}
+
+// A payload that zstd would shrink by less than a quarter (random int8 rows) is stored at any level.
+TEST(ModelFile, BarelyCompressiblePayloadsAreStored) {
+  std::vector<std::string> words;
+  for (int i = 0; i < 2000; ++i) words.push_back("w" + std::to_string(i));
+  const ModelContents c = RandomContents(words, 64);
+  EXPECT_EQ(ModelBytes(c, DType::kInt8, 19), ModelBytes(c, DType::kInt8, 0));
 }
 
 TEST(ModelFile, FindsEveryWordAndNothingElse) {

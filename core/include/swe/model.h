@@ -98,6 +98,14 @@ class Model {
   std::string_view word(uint32_t id) const;
   // Row of `word` (exact bytes), or -1.
   int64_t find(std::string_view word) const;
+  // Starts loading what find(word) will read first (its hash slot): lookups of a batch of words
+  // then overlap their cache misses.
+  void Prefetch(std::string_view word) const;
+  // Starts loading row `id` of the table, for AccumulateRows.
+  void PrefetchRow(uint32_t id) const;
+  // False when no vocabulary word contains an ASCII capital: then a word with one is never found
+  // as written (the tokenizer goes straight to its case-folded form).
+  bool has_ascii_upper_words() const { return ascii_upper_words_; }
   // Weight of word `id` for the weighted mean (1 when the model has no weights).
   float weight(uint32_t id) const { return weights_ ? weights_[id] : 1.0f; }
   bool has_weights() const { return weights_ != nullptr; }
@@ -132,13 +140,17 @@ class Model {
   Provenance provenance_;
   std::unique_ptr<SubwordTokenizer> subword_;
   const simd::Kernels* kernels_ = nullptr;
-  // Open-addressing hash index over the vocabulary (linear probing, load <= 1/2).
+  // Open-addressing hash index over the vocabulary (linear probing, load <= 1/2). The word's first
+  // 8 bytes and its length live in the slot, so a word of up to 8 bytes is found (or rejected) by
+  // touching the slot alone, without the offsets and bytes of the vocabulary.
   struct Slot {
-    uint32_t hash;
+    uint64_t head;          // the word's first 8 bytes, zero-padded
+    uint32_t tag;           // the hash's high 24 bits | min(length, 255)
     uint32_t row_plus_one;  // 0 = empty
   };
   std::vector<Slot> slots_;
   uint32_t slot_mask_ = 0;
+  bool ascii_upper_words_ = false;  // some vocabulary word has a byte in A-Z
   // Fails on a duplicate word.
   Status BuildIndex();
 };

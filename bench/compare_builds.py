@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+# Before/after ratios of two encode_bench builds in one run: alternates BASE and NEW ROUNDS times
+# (the machine is shared and noisy), prints the median ns/word per (corpus, mode), the ratio and the spread.
+#   python3 bench/compare_builds.py BASE_BINARY NEW_BINARY ROUNDS [encode_bench arguments...]
+import json, subprocess, sys, statistics, collections
+base, new, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+args = sys.argv[4:]
+res = {b: collections.defaultdict(list) for b in ("base", "new")}
+for r in range(rounds):
+    for name, b in (("base", base), ("new", new)):
+        out = subprocess.run([b] + args, capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            j = json.loads(line)
+            if j.get("bench") != "encode": continue
+            res[name][(j["corpus"], j["mode"])].append(j["ns_per_word"])
+print(f"{'corpus':8} {'mode':15} {'base ns/w':>10} {'new ns/w':>10} {'ratio':>6}  (median of {rounds} alternating runs; spread base/new)")
+for k in res["base"]:
+    b, n = statistics.median(res["base"][k]), statistics.median(res["new"][k])
+    sb = f"{min(res['base'][k]):.0f}-{max(res['base'][k]):.0f}"; sn = f"{min(res['new'][k]):.0f}-{max(res['new'][k]):.0f}"
+    print(f"{k[0]:8} {k[1]:15} {b:10.1f} {n:10.1f} {b/n:6.2f}  {sb} / {sn}")

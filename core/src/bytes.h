@@ -1,0 +1,35 @@
+// Small byte helpers shared by the hash tables of the model and the subword tokenizer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace swe {
+
+// The n <= 8 bytes at p as a little-endian integer, zero-padded (n > 8 reads 8). Whole loads, not a
+// byte-wise copy into memory read back as one word (that stalls store-to-load forwarding).
+inline uint64_t LoadPartial(const char* p, size_t n) {
+  if (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return uint64_t{lo} | uint64_t{hi} << (8 * (n - 4));  // the overlap ORs equal bytes
+  }
+  if (n == 0) return 0;
+  const auto b = [p](size_t i) { return uint64_t{static_cast<uint8_t>(p[i])} << (8 * i); };
+  return b(0) | b(n / 2) | b(n - 1);
+}
+
+// A hash-table key's inline part: its first 8 bytes and a tag of 24 hash bits and the length, so
+// that a key of up to 8 bytes is compared without reading it from elsewhere.
+inline uint32_t KeyTag(uint32_t hash, size_t size) {
+  return (hash & 0xFFFFFF00u) | static_cast<uint32_t>(size < 255 ? size : 255);
+}
+
+}  // namespace swe
