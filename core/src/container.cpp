@@ -13,7 +13,7 @@ namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
 constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
-constexpr size_t kMinSavings = 4;             // compress only when it saves at least 1/4 of the payload
+constexpr size_t kMinSavings = 16;            // compress only when it saves at least 1/16 of the payload
 
 // CRC-32C (Castagnoli, reflected), slicing-by-8: table[k][b] is the CRC of byte b followed by k zero
 // bytes, so eight input bytes take eight independent lookups. Portable (the wasm build uses it too)
