@@ -10,20 +10,20 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/test_models.h"
+#include "fuzz/fuzz_models.h"
 
 namespace {
 
-constexpr uint32_t kDims = 32;
+constexpr uint32_t kDims = 8;  // the fuzzers' seed models (every subword kind)
 constexpr int kThreads = 8;
 constexpr int kRounds = 40;
-const std::vector<std::string> kWords = {"the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park", "stock",
-                                         "market", "fell", "rain", "café", "new", "york", "a", "big", "small"};
-const std::vector<std::string> kTexts = {"The cat sat on the mat.", "A dog ran in the park", "", "zzz qqq",
-                                         "Stock market fell; rain in New York", "CAFÉ café Cafe",
-                                         "a big dog, a small cat", "\xff\xfe broken \xc3 utf-8"};
+const std::vector<std::string> kTexts = {"The cat sat on the mat.", "unaffable cats", "", "zzz qqq",
+                                         "Straße CAFÉ café Cafe", "日本語のテキスト 😀", "the Cat, the cat",
+                                         "\xff\xfe broken \xc3 utf-8"};
 
 struct Reference {
   std::vector<std::vector<float>> vectors;       // per text
@@ -83,14 +83,16 @@ bool Same(const Reference& a, const Reference& b) {
          a.similarity == b.similarity && a.info == b.info && a.index_bytes == b.index_bytes;
 }
 
-class CApiThreads : public ::testing::TestWithParam<std::pair<swe::DType, int32_t>> {};
+// (subword kind, model dtype, index dtype)
+class CApiThreads : public ::testing::TestWithParam<std::tuple<swe::SubwordKind, swe::DType, int32_t>> {};
 
 TEST_P(CApiThreads, OneModelAndOneIndexFromManyThreads) {
-  const auto [model_dtype, index_dtype] = GetParam();
-  const std::vector<uint8_t> bytes = swe::testing::ModelBytes(swe::testing::RandomContents(kWords, kDims, 11), model_dtype);
+  const auto [subword, model_dtype, index_dtype] = GetParam();
+  const std::vector<uint8_t> bytes = swe::testing::ModelBytes(swe::fuzz::SeedContents(subword), model_dtype);
   swe_model* m = nullptr;
   ASSERT_EQ(swe_model_load_from_bytes(bytes.data(), bytes.size(), nullptr, &m), SWE_OK) << swe_last_error();
   std::unique_ptr<swe_model, void (*)(swe_model*)> model(m, swe_model_free);
+  ASSERT_EQ(swe_model_get_dims(model.get()), kDims);
   swe_index* x = nullptr;
   ASSERT_EQ(swe_index_create(kDims, index_dtype, &x), SWE_OK) << swe_last_error();
   std::unique_ptr<swe_index, void (*)(swe_index*)> index(x, swe_index_free);
@@ -120,9 +122,17 @@ TEST_P(CApiThreads, OneModelAndOneIndexFromManyThreads) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, CApiThreads,
-                         ::testing::Values(std::make_pair(swe::DType::kF32, int32_t{SWE_DTYPE_F32}),
-                                           std::make_pair(swe::DType::kF16, int32_t{SWE_DTYPE_INT8}),
-                                           std::make_pair(swe::DType::kInt8, int32_t{SWE_DTYPE_F32})));
+std::string ParamName(const ::testing::TestParamInfo<CApiThreads::ParamType>& info) {
+  const char* subword[] = {"words", "wordpiece", "unigram"};
+  return std::string(subword[static_cast<int>(std::get<0>(info.param))]) + "_" +
+         swe::dtype_name(std::get<1>(info.param)) + "_index_" + (std::get<2>(info.param) == SWE_DTYPE_F32 ? "f32" : "int8");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, CApiThreads,
+    ::testing::Values(std::make_tuple(swe::SubwordKind::kNone, swe::DType::kF32, int32_t{SWE_DTYPE_F32}),
+                      std::make_tuple(swe::SubwordKind::kWordPiece, swe::DType::kF16, int32_t{SWE_DTYPE_INT8}),
+                      std::make_tuple(swe::SubwordKind::kUnigram, swe::DType::kInt8, int32_t{SWE_DTYPE_F32})),
+    ParamName);
 
 }  // namespace
