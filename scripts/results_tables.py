@@ -51,7 +51,7 @@ def main():
         if task == "scifact":  # BEIR's second figure, from the details
             cells = ["%.1f" % s[task]["details"]["recall@100"] if task in s else "" for _, s, _ in columns]
             print("| scifact | recall@100 | %s |" % " | ".join(cells))
-        if task == sts[-1]:  # the average of every STS task that ran, for the columns that have them all
+        if sts and task == sts[-1]:  # the average of every STS task that ran, for the columns that have them all
             avg = ["**%.1f**" % (sum(s[t]["score"] for t in sts) / len(sts)) if all(t in s for t in sts) else ""
                    for _, s, _ in columns]
             print("| STS average | spearman | " + " | ".join(avg) + " |")
