@@ -19,9 +19,8 @@ struct TaskInfo {
 
 constexpr TaskInfo kTasks[] = {
     {"stsb", "sts"},   {"sts12", "sts"},  {"sts13", "sts"}, {"sts14", "sts"},  {"sts15", "sts"},
-    {"sick", "sick"},  {"sts17", "sts17"}, {"tatoeba", "tatoeba"}, {"scifact", "beir"},
-    {"sst2", "sst2"}, {"sst5", "sst5"},
-    {"subj", "subj"},  {"mpqa", "mpqa"},   {"trec", "trec"},
+    {"sick", "sick"},  {"sts17", "sts17"}, {"tatoeba", "tatoeba"}, {"scifact", "beir"}, {"sst2", "sst2"},
+    {"sst5", "sst5"},  {"subj", "subj"},  {"mpqa", "mpqa"},   {"trec", "trec"},
 };
 
 constexpr const char* kBeirPrefix = "beir:";  // "beir:DIR": any BEIR directory's test split
