@@ -1,0 +1,277 @@
+/* swe.h: the C API of libswe, static word embeddings for sentence semantics.
+ *
+ * This header is the only ABI of the project: the `swe` command-line program, the WebAssembly build and
+ * bindings for other languages all use it. A sentence vector is the (optionally weighted) mean of the
+ * vectors of the text's known words, L2-normalised when the model says so.
+ *
+ * Conventions
+ *   - Every fallible function returns an `swe_status` (SWE_OK = 0). On failure `swe_last_error()` gives
+ *     a message for the calling thread, and output parameters are left unspecified (handles: NULL).
+ *   - Text is UTF-8 given as pointer + byte length; it need not be NUL-terminated (NULL is allowed when
+ *     the length is 0). Invalid UTF-8 is tolerated (decoded as U+FFFD), never an error.
+ *   - Output arrays are owned by the caller; each call says how large they must be, and a call whose
+ *     buffer is too small fails with SWE_ERR_INVALID_ARGUMENT without writing past it.
+ *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
+ *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
+ *     once. An `swe_index` may be searched from many threads at once, but adding, removing and freeing
+ *     need exclusive access. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
+ *
+ * Example
+ *
+ *     swe_model * model = NULL;
+ *     if (swe_model_load_from_file("model.swe", NULL, &model) != SWE_OK) {
+ *         fprintf(stderr, "error: %s\n", swe_last_error());
+ *         return 1;
+ *     }
+ *     const uint32_t dims = swe_model_get_dims(model);
+ *     float * a = malloc(dims * sizeof(float));
+ *     float * b = malloc(dims * sizeof(float));
+ *     swe_model_encode_text(model, "A cat sits on the mat", 21, NULL, a, dims, NULL);
+ *     swe_model_encode_text(model, "A kitten rests on a rug", 23, NULL, b, dims, NULL);
+ *
+ *     swe_index * index = NULL;
+ *     swe_index_create(dims, SWE_DTYPE_F32, &index);
+ *     const uint64_t ids[2] = { 1, 2 };
+ *     float both[2 * 256];                       // dims <= 256 in this example
+ *     memcpy(both, a, dims * sizeof(float));
+ *     memcpy(both + dims, b, dims * sizeof(float));
+ *     swe_index_add(index, ids, both, 2);
+ *
+ *     uint64_t hit_ids[2]; float hit_scores[2]; size_t n_hits = 0;
+ *     swe_index_search(index, a, dims, 2, hit_ids, hit_scores, &n_hits);   // hit_ids[0] == 1
+ *
+ *     swe_index_free(index);
+ *     swe_model_free(model);
+ *     free(a); free(b);
+ */
+#ifndef SWE_H
+#define SWE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && !defined(__MINGW32__)
+#  if defined(SWE_SHARED) && defined(SWE_BUILD)
+#    define SWE_API __declspec(dllexport)
+#  elif defined(SWE_SHARED)
+#    define SWE_API __declspec(dllimport)
+#  else
+#    define SWE_API
+#  endif
+#elif defined(__GNUC__) || defined(__clang__)
+#  define SWE_API __attribute__((visibility("default")))
+#else
+#  define SWE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ------------------------------------------------------------------------------------ */
+
+/* Values mirror swe::StatusCode in core/include/swe/status.h; SWE_ERR_OUT_OF_MEMORY is C-API only. */
+typedef int32_t swe_status;
+enum {
+    SWE_OK                   = 0,
+    SWE_ERR_INVALID_ARGUMENT = 1, /* an unusable argument: NULL pointer, wrong size, bad option */
+    SWE_ERR_CORRUPT          = 2, /* the bytes are not a valid .swe file */
+    SWE_ERR_UNSUPPORTED      = 3, /* a valid file of a newer format version or unknown feature */
+    SWE_ERR_TOO_LARGE        = 4, /* a declared size exceeds the reader's limits */
+    SWE_ERR_IO               = 5, /* reading or writing a file failed */
+    SWE_ERR_NOT_FOUND        = 6, /* e.g. an id that is not in an index */
+    SWE_ERR_INTERNAL         = 7, /* a bug: please report it */
+    SWE_ERR_OUT_OF_MEMORY    = 8, /* an allocation failed */
+};
+
+/* Short stable name of a status ("ok", "corrupt", ...); "unknown" for values not listed above. */
+SWE_API const char * swe_status_name(swe_status status);
+
+/* Message describing the last failure of an swe_* call in the calling thread ("" when none has failed
+ * yet). Successful calls do not clear it. The pointer is valid until the next failing call in the same
+ * thread. */
+SWE_API const char * swe_last_error(void);
+
+/* Library version, "MAJOR.MINOR.PATCH" (the project's VERSION file). */
+SWE_API const char * swe_version(void);
+
+/* ---- models ------------------------------------------------------------------------------------ */
+
+typedef struct swe_model swe_model;
+
+/* Storage type of an embedding table or index. */
+enum {
+    SWE_DTYPE_F32  = 0,
+    SWE_DTYPE_F16  = 1,
+    SWE_DTYPE_INT8 = 2,
+};
+
+/* Limits a reader applies before it allocates (see swe::ReadLimits). Lower them for untrusted input
+ * in small heaps. */
+typedef struct swe_load_params {
+    uint64_t max_payload_bytes; /* decompressed message size */
+    uint32_t max_rows;          /* vocabulary words / index entries */
+    uint32_t max_dims;
+} swe_load_params;
+
+/* Defaults that fit any realistic model. */
+SWE_API swe_load_params swe_load_default_params(void);
+
+/* Decodes and validates a .swe model from `size` bytes at `data` (copied: the buffer may be freed
+ * after the call). `params` may be NULL for the defaults. On success *out owns a model; free it with
+ * swe_model_free(). */
+SWE_API swe_status swe_model_load_from_bytes(const uint8_t * data, size_t size, const swe_load_params * params,
+                                             swe_model ** out);
+
+/* Reads the file at `path` (UTF-8) and loads it as swe_model_load_from_bytes() does. */
+SWE_API swe_status swe_model_load_from_file(const char * path, const swe_load_params * params, swe_model ** out);
+
+/* Frees a model (NULL is allowed). Strings the model returned become invalid. */
+SWE_API void swe_model_free(swe_model * model);
+
+/* Dimensions of the model's vectors (0 for NULL). */
+SWE_API uint32_t swe_model_get_dims(const swe_model * model);
+
+/* Number of vocabulary words (rows of the table; 0 for NULL). */
+SWE_API uint32_t swe_model_get_vocab_size(const swe_model * model);
+
+/* A JSON object describing the model, owned by the model (valid until swe_model_free()); NULL for a
+ * NULL model. Keys: name, description, placeholder, dims, vocab_size, dtype ("f32"|"f16"|"int8"),
+ * file_size, normalize, weighted, checksum (8 hex digits), teacher, corpus, corpus_hash, recipe,
+ * created_by, scores ([{task, metric, value}]), extra ({key: value}), tokenizer ({fold_case,
+ * strip_accents, cjk, max_tokens, subword, subword_pieces}). */
+SWE_API const char * swe_model_get_info_json(const swe_model * model);
+
+/* The vocabulary word at `row` (< vocab size): *out_data points into the model (not NUL-terminated,
+ * valid until swe_model_free()), *out_size is its length in bytes. */
+SWE_API swe_status swe_model_get_word(const swe_model * model, uint32_t row, const char ** out_data,
+                                      size_t * out_size);
+
+/* ---- encoding ---------------------------------------------------------------------------------- */
+
+typedef struct swe_encode_params {
+    uint32_t dims; /* keep only the first `dims` dimensions, normalised after truncation (0 = all) */
+} swe_encode_params;
+
+/* Defaults: all dimensions. */
+SWE_API swe_encode_params swe_encode_default_params(void);
+
+/* Dimensions a vector has under `params` (NULL = defaults); 0 when params->dims exceeds the model's
+ * dims or the model is NULL. */
+SWE_API uint32_t swe_model_get_encode_dims(const swe_model * model, const swe_encode_params * params);
+
+/* Encodes one text into `out` (`out_capacity` floats, at least swe_model_get_encode_dims()). Text with
+ * no known word gives the zero vector. `out_n_words` (may be NULL) receives how many words contributed. */
+SWE_API swe_status swe_model_encode_text(const swe_model * model, const char * text, size_t text_size,
+                                         const swe_encode_params * params, float * out, size_t out_capacity,
+                                         uint32_t * out_n_words);
+
+/* A text as pointer + byte length. */
+typedef struct swe_text {
+    const char * data;
+    size_t size;
+} swe_text;
+
+/* Encodes `n` texts into `out`, row-major: `out_capacity` floats, at least n * encode dims. Faster than
+ * n calls of swe_model_encode_text() (one encoder for the whole batch). */
+SWE_API swe_status swe_model_encode_batch(const swe_model * model, const swe_text * texts, size_t n,
+                                          const swe_encode_params * params, float * out, size_t out_capacity);
+
+/* Cosine similarity of the vectors of two texts, in [-1, 1] (0 when either has no known word). */
+SWE_API swe_status swe_model_compute_similarity(const swe_model * model, const char * a, size_t a_size,
+                                                const char * b, size_t b_size, const swe_encode_params * params,
+                                                float * out_score);
+
+/* ---- tokenization ------------------------------------------------------------------------------ */
+
+/* How a word of a text matched the vocabulary (see swe::Match). */
+enum {
+    SWE_MATCH_EXACT    = 0, /* the word as written */
+    SWE_MATCH_FOLDED   = 1, /* its case-folded form */
+    SWE_MATCH_STRIPPED = 2, /* folded and accent-stripped */
+    SWE_MATCH_PREFIX   = 3, /* a subword prefix of it */
+    SWE_MATCH_UNKNOWN  = 4, /* skipped: contributes nothing */
+};
+
+/* Short name of a match kind ("exact", "folded", "stripped", "prefix", "unknown"). */
+SWE_API const char * swe_match_name(int32_t match);
+
+/* One word of a text: 16 bytes, four 32-bit fields, no padding. */
+typedef struct swe_token {
+    uint32_t begin; /* byte range [begin, end) of the word in the text */
+    uint32_t end;
+    int32_t  row;   /* vocabulary row, -1 when unknown */
+    int32_t  match; /* SWE_MATCH_* */
+} swe_token;
+
+/* Splits a text into words and reports how each matched, in text order, known and skipped alike.
+ * *out_n_tokens always receives the number of words. Pass tokens = NULL to ask for that number only;
+ * otherwise `capacity` must be at least that number. Texts of 4 GiB or more are rejected. */
+SWE_API swe_status swe_model_analyze_text(const swe_model * model, const char * text, size_t text_size,
+                                          swe_token * tokens, size_t capacity, size_t * out_n_tokens);
+
+/* ---- index ------------------------------------------------------------------------------------- */
+
+/* A flat, exact cosine index of (uint64 id, vector) entries. Vectors are L2-normalised when added;
+ * equal scores are ordered by ascending id. */
+typedef struct swe_index swe_index;
+
+/* A new empty index of `dims`-dimensional vectors stored as SWE_DTYPE_F32 or SWE_DTYPE_INT8. */
+SWE_API swe_status swe_index_create(uint32_t dims, int32_t dtype, swe_index ** out);
+
+/* Reads an index from bytes written by swe_index_save_to_bytes() (validated like a model file).
+ * `params` may be NULL for the defaults. */
+SWE_API swe_status swe_index_load_from_bytes(const uint8_t * data, size_t size, const swe_load_params * params,
+                                             swe_index ** out);
+
+/* Reads the index file at `path`. */
+SWE_API swe_status swe_index_load_from_file(const char * path, const swe_load_params * params, swe_index ** out);
+
+/* Frees an index (NULL is allowed). */
+SWE_API void swe_index_free(swe_index * index);
+
+/* Number of entries (0 for NULL). */
+SWE_API size_t swe_index_get_size(const swe_index * index);
+
+/* Dimensions of the stored vectors (0 for NULL). */
+SWE_API uint32_t swe_index_get_dims(const swe_index * index);
+
+/* SWE_DTYPE_F32 or SWE_DTYPE_INT8 (-1 for NULL). */
+SWE_API int32_t swe_index_get_dtype(const swe_index * index);
+
+/* Adds `n` entries: ids[i] with the vector vectors[i * dims .. (i + 1) * dims). An id already present
+ * is replaced. Rejects non-finite values; on failure the index may hold the entries before the bad one. */
+SWE_API swe_status swe_index_add(swe_index * index, const uint64_t * ids, const float * vectors, size_t n);
+
+/* Removes the entry `id` (SWE_ERR_NOT_FOUND when absent). */
+SWE_API swe_status swe_index_remove(swe_index * index, uint64_t id);
+
+/* 1 when `id` is in the index, else 0. */
+SWE_API int32_t swe_index_contains(const swe_index * index, uint64_t id);
+
+/* The k best entries for `query` (`query_dims` floats, equal to the index's dims), best first, into
+ * `out_ids` and `out_scores` (k elements each). *out_n receives the number of hits, min(k, size). */
+SWE_API swe_status swe_index_search(const swe_index * index, const float * query, uint32_t query_dims, size_t k,
+                                    uint64_t * out_ids, float * out_scores, size_t * out_n);
+
+/* Records which model the vectors came from (its name and checksum are stored in the file). */
+SWE_API swe_status swe_index_set_model(swe_index * index, const swe_model * model);
+
+/* SWE_OK when the index was built with `model` (same checksum and dims, or no model recorded);
+ * SWE_ERR_INVALID_ARGUMENT with a message naming both otherwise. */
+SWE_API swe_status swe_index_check_model(const swe_index * index, const swe_model * model);
+
+/* Serialises the index into a new buffer: *out_data (free it with swe_free_bytes()) of *out_size bytes. */
+SWE_API swe_status swe_index_save_to_bytes(const swe_index * index, uint8_t ** out_data, size_t * out_size);
+
+/* Writes the index to the file at `path` (replacing it). */
+SWE_API swe_status swe_index_save_to_file(const swe_index * index, const char * path);
+
+/* Frees a buffer returned by this library (NULL is allowed). */
+SWE_API void swe_free_bytes(void * data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWE_H */
