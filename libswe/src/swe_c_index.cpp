@@ -111,8 +111,9 @@ swe_status swe_index_remove(swe_index* index, uint64_t id) {
   });
 }
 
+// Not through Guard: its error codes are not answers here. Index::Contains cannot throw.
 int32_t swe_index_contains(const swe_index* index, uint64_t id) {
-  return Guard([&]() -> swe_status { return index && index->index->Contains(id) ? 1 : 0; });
+  return index != nullptr && index->index->Contains(id) ? 1 : 0;
 }
 
 swe_status swe_index_search(const swe_index* index, const float* query, uint32_t query_dims, size_t k,

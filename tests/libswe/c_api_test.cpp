@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -387,6 +388,22 @@ TEST_F(CApiTest, AnalyzeEqualsCore) {
   EXPECT_EQ(swe_model_analyze_text(model_.get(), nullptr, 5, tokens.data(), 3, &n), SWE_ERR_INVALID_ARGUMENT);
   ASSERT_EQ(swe_model_analyze_text(model_.get(), nullptr, 0, nullptr, 0, &n), SWE_OK);
   EXPECT_EQ(n, 0u);
+}
+
+// swe_index_contains answers 1 or 0, never a status code (it once went through the status guard,
+// whose failure value would have read as SWE_ERR_INTERNAL = 7).
+TEST_F(CApiTest, IndexContainsAnswersOnlyOneOrZero) {
+  IndexPtr index = MakeIndex(SWE_DTYPE_INT8);
+  std::set<uint64_t> present;
+  for (uint64_t id = 0; id < 200; ++id) {
+    if (swe_index_contains(index.get(), id) == 1) present.insert(id);
+    else EXPECT_EQ(swe_index_contains(index.get(), id), 0) << id;
+  }
+  EXPECT_EQ(present.size(), swe_index_get_size(index.get()));
+  EXPECT_EQ(swe_index_contains(index.get(), UINT64_MAX), 0);
+  EXPECT_EQ(swe_index_contains(nullptr, *present.begin()), 0);
+  ASSERT_EQ(swe_index_remove(index.get(), *present.begin()), SWE_OK);
+  EXPECT_EQ(swe_index_contains(index.get(), *present.begin()), 0);
 }
 
 TEST_F(CApiTest, IndexSearchRemoveContains) {
