@@ -15,9 +15,7 @@
 #include "refine.h"
 #include "sampler.h"
 #include "teacher.h"
-#include "use_lite_teacher.h"
 #include "vocab.h"
-#include "wordpiece.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"
@@ -369,17 +367,9 @@ Status Runner::Export(json* stats) {
   }
   for (const WordCount& w : vocab) in.words.push_back(w.word);
   in.tokenizer = r_.vocab.tokenizer;
-  if (r_.teacher.kind == "bert") {
-    BertTokenizer tok;
-    SWE_RETURN_IF_ERROR(BertTokenizer::Load(r_.teacher.path + "/tokenizer.json", &tok));
-    in.tokenizer.subword = tok.ToSubwordVocab();
-  } else if (r_.teacher.kind == "use-lite") {
-    std::string dir;
-    UseLiteTokenizer tok;
-    SWE_RETURN_IF_ERROR(ResolveUseLiteDir(r_.teacher.path, &dir));
-    SWE_RETURN_IF_ERROR(UseLiteTokenizer::Load(dir + "/vocab.json", &tok));
-    in.tokenizer.subword = tok.ToSubwordVocab();
-  }
+  const TeacherKind* teacher_kind = nullptr;
+  SWE_RETURN_IF_ERROR(FindTeacherKind(r_.teacher.kind, &teacher_kind));
+  SWE_RETURN_IF_ERROR(teacher_kind->subword_vocab(r_.teacher, &in.tokenizer.subword));
   in.normalize = r_.normalize;
   json vocab_stats, sample_stats, refine_stats;
   SWE_RETURN_IF_ERROR(ReadMarker(Stage::kVocab, &vocab_stats));
@@ -406,7 +396,7 @@ Status Runner::Export(json* stats) {
   p.extra.push_back({"forward_passes", sample_stats["stats"].value("forward_passes", json(0)).dump()});
   p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
   DType dtype;
-  SWE_RETURN_IF_ERROR(ParseDType(r_.dtype, &dtype));
+  if (!ParseDType(r_.dtype, &dtype)) return InvalidArgument("export.dtype: unknown dtype '" + r_.dtype + "'");
   std::filesystem::path out(r_.export_path);
   if (out.has_parent_path()) {
     std::error_code ec;

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <random>
 
-#include "progress.h"
+#include "swe/util/progress.h"
 
 namespace swe::trainer {
 namespace {
@@ -99,7 +99,7 @@ void Train(size_t n, const BatchLoss& loss, const RefineOptions& options, Matrix
   torch::Tensor best = weights.detach().clone();
   uint32_t since_best = 0;
   const uint64_t steps_per_epoch = train.size() / options.batch_size + 1;
-  Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
+  util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
   uint64_t step = 0;
   for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
     std::shuffle(train.begin(), train.end(), rng);
