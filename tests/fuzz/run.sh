@@ -32,7 +32,7 @@ fuzz() {
     "build/fuzz/tests/fuzz/$name" "$input" >"$log" 2>&1 || { tail -n 30 "$log"; echo "fuzz: regression $input FAILED"; return 1; }
   done
   before=$(find "$corpus" -type f | wc -l)
-  echo "fuzz: $name for ${seconds}s (runs cap $runs), $before corpus files"
+  echo "fuzz: $name for ${seconds}s (runs cap ${runs/#-1/none}), $before corpus files"
   if ! "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -runs="$runs" -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     tail -n 40 "$log"
