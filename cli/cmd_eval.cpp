@@ -23,17 +23,22 @@ constexpr const char* kEvalUsage =
     "Scores .swe models on the evaluation sets under DATA/eval and prints a Markdown table (one column per\n"
     "model). STS: Spearman x100 of cosine vs gold (SemEval years pooled over subsets, as MTEB does; each\n"
     "subset and Pearson in the details). Tatoeba deu-eng: nearest-neighbour accuracy x100, both directions\n"
-    "averaged. Classification: accuracy x100 of L2 logistic regression on the frozen vectors (SentEval's\n"
+    "averaged. scifact (BEIR SciFact, 300 test queries over 5,183 abstracts): nDCG@10 x100 of exact cosine\n"
+    "search, documents embedded as title + \" \" + text (as BEIR and MTEB do); recall@100 in the details.\n"
+    "Classification: accuracy x100 of L2 logistic regression on the frozen vectors (SentEval's\n"
     "protocols: 10-fold cross-validation for SUBJ/MPQA, train/dev/test for SST, train/test for TREC, the\n"
     "L2 strength chosen on dev or inner folds).\n"
     "\n"
     "tasks: stsb (dev), sts12, sts13, sts14, sts15, sick (train+trial), sts17 (en-en; es-en in details),\n"
-    "       tatoeba, sst2, sst5, subj, mpqa, trec; groups: all, sts (stsb + sts12..sts15)\n"
+    "       tatoeba, scifact, sst2, sst5, subj, mpqa, trec, beir:DIR (any BEIR directory: corpus.jsonl,\n"
+    "       queries.jsonl, qrels/test.tsv); groups: all, sts (stsb + sts12..sts15), beir (scifact)\n"
     "\n"
     "options:\n"
     "  --tasks LIST      comma-separated tasks or groups (default: all)\n"
     "  --data DIR        the folder that holds eval/ (default: $SWE_DATA, else ../shared/data)\n"
-    "  --limit N         only the first N items of each file: a quick subset\n"
+    "  --beir DIR        score the BEIR directory DIR too (as beir:DIR; alone when --tasks is not given)\n"
+    "  --limit N         only the first N items of each file: a quick subset (BEIR: the first N judged\n"
+    "                    queries, the first N documents and every document those queries judge)\n"
     "  --json OUT        also write one JSON object per model and task (JSON Lines)\n"
     "  --markdown OUT    also write the tables to OUT\n"
     "  --dims N          evaluate the first N dimensions only (normalised after truncation)\n"
@@ -73,6 +78,7 @@ int RunEval(const Args& args) {
   util::ParsedArgs parsed = util::ParseArgs(args,
                                 {{"tasks", 0, true},
                                  {"data", 0, true},
+                                 {"beir", 0, true},
                                  {"limit", 0, true},
                                  {"json", 0, true},
                                  {"markdown", 0, true},
@@ -87,7 +93,9 @@ int RunEval(const Args& args) {
   }
   if (parsed.positional.empty()) throw util::UsageError("expected at least one MODEL", command);
   std::vector<std::string> tasks;
-  Status status = eval::ExpandTasks(parsed.get("tasks", "all"), &tasks);
+  std::string task_list = parsed.get("tasks", parsed.has("beir") ? "" : "all");
+  if (parsed.has("beir")) task_list += ",beir:" + parsed.get("beir");
+  Status status = eval::ExpandTasks(task_list, &tasks);
   if (!status.ok()) throw util::UsageError(status.message(), command);
   eval::SuiteOptions options;
   const char* env_data = std::getenv("SWE_DATA");

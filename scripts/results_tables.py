@@ -41,14 +41,17 @@ def main():
     heads = ["USE-lite (teacher)" if n == "use-lite" else LABELS.get(n, n) for n, _, _ in columns]
     print("| task | metric | " + " | ".join(heads) + " |")
     print("|---|---|" + "---:|" * len(columns))
-    tasks = [t for t in STS + ["tatoeba", "sst2", "sst5", "subj", "mpqa", "trec"]
+    tasks = [t for t in STS + ["tatoeba", "scifact", "sst2", "sst5", "subj", "mpqa", "trec"]
              if any(t in s for _, s, _ in columns)]
     sts = [t for t in tasks if t in STS]
     for task in tasks:
         metric = next(s[task]["metric"] for _, s, _ in columns if task in s)
         cells = ["%.1f" % s[task]["score"] if task in s else "" for _, s, _ in columns]
         print("| %s | %s | %s |" % (task, metric, " | ".join(cells)))
-        if task == sts[-1]:  # the average of every STS task that ran, for the columns that have them all
+        if task == "scifact":  # BEIR's second figure, from the details
+            cells = ["%.1f" % s[task]["details"]["recall@100"] if task in s else "" for _, s, _ in columns]
+            print("| scifact | recall@100 | %s |" % " | ".join(cells))
+        if sts and task == sts[-1]:  # the average of every STS task that ran, for the columns that have them all
             avg = ["**%.1f**" % (sum(s[t]["score"] for t in sts) / len(sts)) if all(t in s for t in sts) else ""
                    for _, s, _ in columns]
             print("| STS average | spearman | " + " | ".join(avg) + " |")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), then the
-# sanitizer build's suites and the fuzzers for a bounded time. FUZZ_SECONDS (default 60) per fuzzer;
-# SWE_SKIP_ASAN=1 skips the sanitizer pass for a quicker local loop (CI never sets it).
+# sanitizer build's suites, the ThreadSanitizer test and the fuzzers for a bounded time. FUZZ_SECONDS
+# (default 60) per fuzzer; SWE_SKIP_ASAN=1 skips the ASan/UBSan pass for a quicker local loop (CI never
+# sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -26,6 +27,11 @@ if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
   cmake --build --preset asan -j"$(nproc)"
   ctest --preset asan -j"$(nproc)" 2>&1 | tee build/ctest-asan.log
 fi
+# ThreadSanitizer: one model and one index used from many threads through the C API (only that test
+# is built: core, libswe and the test).
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j"$(nproc)"
+ctest --preset tsan 2>&1 | tee build/ctest-tsan.log
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 # The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
 bash scripts/build-wasm.sh

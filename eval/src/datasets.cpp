@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <initializer_list>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <unordered_map>
 
 namespace swe::eval {
 namespace {
@@ -59,6 +62,33 @@ std::string Latin1ToUtf8(const std::string& s) {
     }
   }
   return out;
+}
+
+
+// One JSON Lines record of a BEIR file: its "_id" (a string or an integer) and the string fields
+// `fields` (a missing or null field reads as "").
+Status ReadJsonRecord(const std::string& path, size_t line_no, const std::string& line,
+                      std::initializer_list<const char*> fields, std::string* id, std::vector<std::string>* values) {
+  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return LineError(path, line_no, "not a JSON object");
+  const auto found = j.find("_id");
+  if (found == j.end()) return LineError(path, line_no, "no \"_id\"");
+  if (found->is_string()) {
+    *id = found->get<std::string>();
+  } else if (found->is_number_integer()) {
+    *id = std::to_string(found->get<int64_t>());
+  } else {
+    return LineError(path, line_no, "\"_id\" is neither a string nor an integer");
+  }
+  values->clear();
+  for (const char* name : fields) {
+    const auto f = j.find(name);
+    if (f != j.end() && !f->is_null() && !f->is_string()) {
+      return LineError(path, line_no, std::string("\"") + name + "\" is not a string");
+    }
+    values->push_back(f == j.end() || f->is_null() ? std::string() : f->get<std::string>());
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -252,6 +282,78 @@ Status ReadTrec(const std::string& path, size_t limit, const std::vector<std::st
     if (it == out->classes.end()) return Corrupt(path + ": class '" + coarse[i] + "' is not a training class");
     out->texts.push_back(std::move(texts[i]));
     out->labels.push_back(static_cast<int>(it - out->classes.begin()));
+  }
+  return Status::Ok();
+}
+
+Status ReadBeir(const std::string& dir, const std::string& split, size_t limit, BeirSet* out) {
+  *out = BeirSet();
+  // Queries: id -> text.
+  const std::string qpath = dir + "/queries.jsonl";
+  std::vector<std::string> lines, values;
+  SWE_RETURN_IF_ERROR(ReadLines(qpath, &lines));
+  std::unordered_map<std::string, std::string> query_text;
+  std::string id;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (Trim(lines[i]).empty()) continue;
+    SWE_RETURN_IF_ERROR(ReadJsonRecord(qpath, i + 1, lines[i], {"text"}, &id, &values));
+    if (!query_text.emplace(id, Trim(values[0])).second) return LineError(qpath, i + 1, "duplicate _id '" + id + "'");
+  }
+  // Judgements, grouped by query in order of first appearance; the first `limit` queries kept.
+  const std::string rpath = dir + "/qrels/" + split + ".tsv";
+  SWE_RETURN_IF_ERROR(ReadLines(rpath, &lines));
+  if (lines.empty() || SplitTabs(lines[0]).size() != 3 || SplitTabs(lines[0])[0] != "query-id") {
+    return LineError(rpath, 1, "expected the header 'query-id TAB corpus-id TAB score'");
+  }
+  std::unordered_map<std::string, size_t> query_row;
+  std::vector<std::vector<std::pair<std::string, double>>> judged;  // per kept query: (doc id, score)
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (Trim(lines[i]).empty()) continue;
+    const std::vector<std::string> f = SplitTabs(lines[i]);
+    double score = 0;
+    if (f.size() != 3) return LineError(rpath, i + 1, "expected 3 tab-separated fields");
+    if (!ParseDouble(f[2], &score)) return LineError(rpath, i + 1, "bad score '" + f[2] + "'");
+    auto text = query_text.find(f[0]);
+    if (text == query_text.end()) return LineError(rpath, i + 1, "query id '" + f[0] + "' is not in " + qpath);
+    auto row = query_row.find(f[0]);
+    if (row == query_row.end()) {
+      if (limit != 0 && out->queries.size() == limit) continue;
+      row = query_row.emplace(f[0], out->queries.size()).first;
+      out->query_ids.push_back(f[0]);
+      out->queries.push_back(text->second);
+      judged.emplace_back();
+    }
+    for (const auto& [doc, s] : judged[row->second]) {
+      if (doc == f[1]) return LineError(rpath, i + 1, "query '" + f[0] + "' judges '" + doc + "' twice");
+    }
+    judged[row->second].push_back({f[1], score});
+  }
+  if (out->queries.empty()) return Corrupt(rpath + ": no judgements");
+  // Documents: the first `limit` and every judged one.
+  std::unordered_map<std::string, size_t> doc_row;
+  for (const auto& q : judged) {
+    for (const auto& j : q) doc_row.emplace(j.first, SIZE_MAX);
+  }
+  const std::string cpath = dir + "/corpus.jsonl";
+  SWE_RETURN_IF_ERROR(ReadLines(cpath, &lines));
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (Trim(lines[i]).empty()) continue;
+    SWE_RETURN_IF_ERROR(ReadJsonRecord(cpath, i + 1, lines[i], {"title", "text"}, &id, &values));
+    if (!seen.emplace(id, i + 1).second) return LineError(cpath, i + 1, "duplicate _id '" + id + "'");
+    auto judged_doc = doc_row.find(id);
+    if (limit != 0 && out->docs.size() >= limit && judged_doc == doc_row.end()) continue;
+    if (judged_doc != doc_row.end()) judged_doc->second = out->docs.size();
+    out->doc_ids.push_back(id);
+    out->docs.push_back(Trim(values[0].empty() ? values[1] : values[0] + " " + values[1]));
+  }
+  for (size_t q = 0; q < judged.size(); ++q) {
+    out->qrels.emplace_back();
+    for (const auto& [doc, score] : judged[q]) {
+      const size_t row = doc_row.at(doc);
+      if (row == SIZE_MAX) return Corrupt(rpath + ": corpus id '" + doc + "' is not in " + cpath);
+      out->qrels.back().push_back({row, score});
+    }
   }
   return Status::Ok();
 }

@@ -50,7 +50,65 @@ std::vector<double> TopKMeans(const std::vector<float>& sim, size_t rows, size_t
   return out;
 }
 
+// The first min(k, n) rows of `scores` by descending score, ties to the lower row.
+std::vector<size_t> TopK(const float* scores, size_t n, size_t k) {
+  std::vector<size_t> rows(n);
+  std::iota(rows.begin(), rows.end(), size_t{0});
+  k = std::min(k, n);
+  std::partial_sort(rows.begin(), rows.begin() + k, rows.end(),
+                    [scores](size_t a, size_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); });
+  rows.resize(k);
+  return rows;
+}
+
+double Relevance(const Judgements& judged, size_t row) {
+  for (const auto& [r, rel] : judged) {
+    if (r == row) return rel;
+  }
+  return 0;
+}
+
 }  // namespace
+
+double NdcgAtK(const std::vector<size_t>& ranking, const Judgements& judged, size_t k) {
+  double dcg = 0, ideal = 0;
+  for (size_t r = 0; r < std::min(k, ranking.size()); ++r) {
+    dcg += std::max(0.0, Relevance(judged, ranking[r])) / std::log2(r + 2.0);
+  }
+  std::vector<double> gains;
+  for (const auto& j : judged) gains.push_back(std::max(0.0, j.second));
+  std::sort(gains.begin(), gains.end(), std::greater<double>());
+  for (size_t r = 0; r < std::min(k, gains.size()); ++r) ideal += gains[r] / std::log2(r + 2.0);
+  return ideal > 0 ? dcg / ideal : 0;
+}
+
+double RecallAtK(const std::vector<size_t>& ranking, const Judgements& judged, size_t k) {
+  size_t relevant = 0, found = 0;
+  for (const auto& j : judged) relevant += j.second > 0;
+  for (size_t r = 0; r < std::min(k, ranking.size()); ++r) found += Relevance(judged, ranking[r]) > 0;
+  return relevant > 0 ? static_cast<double>(found) / relevant : 0;
+}
+
+RankingResult RankByCosine(const Features& queries, const Features& docs, const std::vector<Judgements>& judged) {
+  RankingResult r;
+  if (queries.n == 0 || docs.n == 0 || queries.d != docs.d || judged.size() != queries.n) return r;
+  const MatrixF nd = Normalized(docs), nq = Normalized(queries);
+  constexpr Eigen::Index kBlock = 256;  // queries per product: bounds the score matrix on large corpora
+  for (Eigen::Index start = 0; start < nq.rows(); start += kBlock) {
+    const Eigen::Index rows = std::min(kBlock, nq.rows() - start);
+    const MatrixF scores = nq.middleRows(start, rows) * nd.transpose();
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const Judgements& j = judged[start + i];
+      if (std::none_of(j.begin(), j.end(), [](const auto& x) { return x.second > 0; })) continue;
+      const std::vector<size_t> top = TopK(scores.row(i).data(), docs.n, 100);
+      r.ndcg_at_10 += NdcgAtK(top, j, 10);
+      r.recall_at_100 += RecallAtK(top, j, 100);
+      ++r.queries;
+    }
+  }
+  if (r.queries > 0) r.ndcg_at_10 /= r.queries, r.recall_at_100 /= r.queries;
+  return r;
+}
 
 std::vector<float> CosineMatrix(const Features& a, const Features& b) {
   const MatrixF na = Normalized(a), nb = Normalized(b);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "swe/eval/datasets.h"
 #include "swe/eval/metrics.h"
@@ -18,9 +19,11 @@ struct TaskInfo {
 
 constexpr TaskInfo kTasks[] = {
     {"stsb", "sts"},   {"sts12", "sts"},  {"sts13", "sts"}, {"sts14", "sts"},  {"sts15", "sts"},
-    {"sick", "sick"},  {"sts17", "sts17"}, {"tatoeba", "tatoeba"}, {"sst2", "sst2"}, {"sst5", "sst5"},
-    {"subj", "subj"},  {"mpqa", "mpqa"},   {"trec", "trec"},
+    {"sick", "sick"},  {"sts17", "sts17"}, {"tatoeba", "tatoeba"}, {"scifact", "beir"}, {"sst2", "sst2"},
+    {"sst5", "sst5"},  {"subj", "subj"},  {"mpqa", "mpqa"},   {"trec", "trec"},
 };
+
+constexpr const char* kBeirPrefix = "beir:";  // "beir:DIR": any BEIR directory's test split
 
 std::string Path(const SuiteOptions& o, const std::string& rel) { return o.data_dir + "/eval/" + rel; }
 
@@ -130,6 +133,21 @@ Status RunTatoeba(const Embedder& e, const SuiteOptions& o, TaskResult* out) {
   return Status::Ok();
 }
 
+// A BEIR directory's test split: documents and judged queries embedded, then exact cosine search.
+Status RunBeir(const std::string& dir, const Embedder& e, const SuiteOptions& o, TaskResult* out) {
+  BeirSet set;
+  SWE_RETURN_IF_ERROR(ReadBeir(dir, "test", o.limit, &set));
+  Features fq, fd;
+  SWE_RETURN_IF_ERROR(Embed(e, set.queries, &fq));
+  SWE_RETURN_IF_ERROR(Embed(e, set.docs, &fd));
+  const RankingResult r = RankByCosine(fq, fd, set.qrels);
+  out->metric = "ndcg@10";
+  out->score = 100 * r.ndcg_at_10;
+  out->n = r.queries;
+  out->details = {{"recall@100", 100 * r.recall_at_100}};
+  return Status::Ok();
+}
+
 int Classes(const LabeledSet& s) { return static_cast<int>(s.classes.size()); }
 
 void ClassifyDetails(const ClassifyResult& r, TaskResult* out) {
@@ -197,6 +215,7 @@ const std::vector<std::string>& TaskNames() {
 
 Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks) {
   std::vector<bool> chosen(std::size(kTasks), false);
+  std::vector<std::string> beir;  // "beir:DIR" tasks, in the given order after the named ones
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
@@ -204,6 +223,10 @@ Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks) {
     const std::string name = list.substr(start, comma - start);
     start = comma + 1;
     if (name.empty()) continue;
+    if (name.rfind(kBeirPrefix, 0) == 0 && name.size() > std::strlen(kBeirPrefix)) {
+      if (std::find(beir.begin(), beir.end(), name) == beir.end()) beir.push_back(name);
+      continue;
+    }
     bool known = false;
     for (size_t i = 0; i < std::size(kTasks); ++i) {
       if (name == "all" || name == kTasks[i].name || name == kTasks[i].group) chosen[i] = known = true;
@@ -211,13 +234,14 @@ Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks) {
     if (!known) {
       std::string all;
       for (const TaskInfo& t : kTasks) all += std::string(all.empty() ? "" : ",") + t.name;
-      return InvalidArgument("unknown task '" + name + "' (known: all,sts," + all + ")");
+      return InvalidArgument("unknown task '" + name + "' (known: all,sts,beir," + all + ", beir:DIR)");
     }
   }
   tasks->clear();
   for (size_t i = 0; i < std::size(kTasks); ++i) {
     if (chosen[i]) tasks->push_back(kTasks[i].name);
   }
+  tasks->insert(tasks->end(), beir.begin(), beir.end());
   if (tasks->empty()) return InvalidArgument("no tasks given");
   return Status::Ok();
 }
@@ -246,6 +270,10 @@ Status RunTask(const std::string& task, const Embedder& embedder, const SuiteOpt
   Status s;
   if (task == "tatoeba") {
     s = RunTatoeba(embedder, options, out);
+  } else if (task == "scifact") {
+    s = RunBeir(Path(options, "retrieval/scifact"), embedder, options, out);
+  } else if (task.rfind(kBeirPrefix, 0) == 0) {
+    s = RunBeir(task.substr(std::strlen(kBeirPrefix)), embedder, options, out);
   } else if (task == "sst2" || task == "sst5" || task == "subj" || task == "mpqa" || task == "trec") {
     s = RunClassification(task, embedder, options, out);
   } else if (task == "stsb" || task == "sick" || task == "sts17" || task == "sts12" || task == "sts13" ||

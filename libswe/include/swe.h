@@ -14,7 +14,7 @@
  *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
  *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
  *     once. An `swe_index` may be searched from many threads at once, but adding, removing and freeing
- *     need exclusive access.
+ *     need exclusive access. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
  *
  * Example
  *

@@ -357,6 +357,22 @@ TEST_F(CliTest, EvalLimitedSubset) {
   EXPECT_NE(again.out.find(expected), std::string::npos) << again.out;
 }
 
+// BEIR retrieval: the scifact task on a subset, and --beir DIR alone (the same directory by path).
+TEST_F(CliTest, EvalBeir) {
+  const std::string data = SWE_SHARED_DATA;
+  Result r = Run({"eval", P("model.swe"), "--tasks", "scifact", "--limit", "10", "--data", data});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| scifact | ndcg@10 | 10 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| scifact | recall@100 |"), std::string::npos) << r.out;
+  const std::string dir = data + "/eval/retrieval/scifact";
+  Result b = Run({"eval", P("model.swe"), "--beir", dir, "--limit", "10", "--no-details"});
+  ASSERT_EQ(b.code, 0) << b.err;
+  const size_t start = r.out.find("| scifact |") + std::strlen("| scifact |");
+  const std::string row = r.out.substr(start, r.out.find('\n', start) - start);  // " ndcg@10 | 10 | SCORE |"
+  EXPECT_EQ(b.out, "| task | metric | n | model |\n|---|---|---:|---:|\n| beir:" + dir + " |" + row + "\n") << b.out;
+  ExpectOneLineError(Run({"eval", P("model.swe"), "--beir", P("no-beir")}), 1, "no-beir/queries.jsonl: cannot open");
+}
+
 TEST_F(CliTest, EvalErrors) {
   ExpectOneLineError(Run({"eval", P("model.swe"), "--tasks", "stsb,nope"}), 2, "unknown task 'nope'");
   ExpectOneLineError(Run({"eval"}), 2, "expected at least one MODEL");

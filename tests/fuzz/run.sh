@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Builds the fuzzers (preset "fuzz", clang + libFuzzer + ASan/UBSan), writes the seed corpus and runs
-# every target for SECONDS each (default 60). Exits non-zero if any target finds a crash.
+# every target, then prints a summary (executions, exec/s, corpus files before/after, result) that it
+# also writes to build/fuzz/summary.md. Exits non-zero if any target finds a crash.
+# usage: tests/fuzz/run.sh [SECONDS] [RUNS]
+#   SECONDS  wall time per target (default 60; 0 = no limit, then RUNS must be given)
+#   RUNS     also stop a target after this many executions (default: no cap)
+# FUZZ_PARALLEL=1 runs the targets side by side (one process each) instead of one after another: a
+# long campaign on a multi-core machine. The corpus (build/fuzz/corpus) persists and grows across runs.
 set -euo pipefail
 seconds=${1:-60}
+runs=${2:--1}
+[ "$seconds" != 0 ] || [ "$runs" != -1 ] || { echo "fuzz: SECONDS 0 needs RUNS" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 cmake --preset fuzz >/dev/null
@@ -12,21 +20,43 @@ mkdir -p "$work/model" "$work/index" "$work/text" build/fuzz/artifacts
 build/fuzz/tests/fuzz/make_fuzz_seeds "$work"
 printf 'The cat sat on the mat.\nStraße Café 日本語 😀 unaffable\n' > "$work/text/seed0.txt"
 printf '\xff\xfe\xc3\x28 \xe2\x82 ##aff \xf0\x9f' > "$work/text/seed1.txt"
-for target in model_reader_fuzz:model index_reader_fuzz:index tokenizer_fuzz:text; do
-  name=${target%%:*}
-  echo "fuzz: $name for ${seconds}s"
-  log=build/fuzz/$name.log
+rm -f build/fuzz/*.row
+targets=(model_reader_fuzz:model index_reader_fuzz:index tokenizer_fuzz:text)
+
+# fuzz NAME CORPUS: the regression inputs, then the campaign; writes build/fuzz/NAME.{log,row}.
+fuzz() {
+  local name=$1 corpus=$work/$2 log=build/fuzz/$1.log before result=clean
   # Inputs that once crashed (tests/fuzz/regressions/<corpus>-*) must keep passing.
-  for input in tests/fuzz/regressions/"${target##*:}"-*; do
+  for input in tests/fuzz/regressions/"$2"-*; do
     [ -e "$input" ] || continue
-    "build/fuzz/tests/fuzz/$name" "$input" >"$log" 2>&1 || { tail -n 30 "$log"; echo "fuzz: regression $input FAILED"; exit 1; }
+    "build/fuzz/tests/fuzz/$name" "$input" >"$log" 2>&1 || { tail -n 30 "$log"; echo "fuzz: regression $input FAILED"; return 1; }
   done
-  if ! "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-      -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "$work/${target##*:}" >"$log" 2>&1; then
+  before=$(find "$corpus" -type f | wc -l)
+  echo "fuzz: $name for ${seconds}s (runs cap ${runs/#-1/none}), $before corpus files"
+  if ! "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -runs="$runs" -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: $name FAILED (crash input in build/fuzz/artifacts)"
-    exit 1
+    result=CRASH
   fi
-  grep -E "^(stat::number_of_executed_units|Done)" "$log" || tail -n 3 "$log"
-done
-echo "fuzz: all targets ran clean"
+  stat() { grep -oP "^stat::$1: *\K[0-9]+" "$log" || echo "?"; }
+  echo "| $name | $(stat number_of_executed_units) | $(stat average_exec_per_sec) | $before |" \
+       "$(find "$corpus" -type f | wc -l) | $(stat peak_rss_mb) | $result |" > "build/fuzz/$name.row"
+  [ "$result" = clean ]
+}
+
+status=0
+if [ "${FUZZ_PARALLEL:-0}" = 1 ]; then
+  pids=()
+  for target in "${targets[@]}"; do fuzz "${target%%:*}" "${target##*:}" & pids+=($!); done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+else
+  for target in "${targets[@]}"; do fuzz "${target%%:*}" "${target##*:}" || status=1; done
+fi
+{
+  echo "| fuzzer | executions | exec/s | corpus before | corpus after | peak RSS MB | result |"
+  echo "|---|---:|---:|---:|---:|---:|---|"
+  for target in "${targets[@]}"; do cat "build/fuzz/${target%%:*}.row" 2>/dev/null || true; done
+} | tee build/fuzz/summary.md
+[ "$status" = 0 ] && echo "fuzz: all targets ran clean" || echo "fuzz: FAILED"
+exit "$status"

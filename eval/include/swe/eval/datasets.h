@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "swe/status.h"
@@ -61,6 +62,20 @@ Status ReadTwoFiles(const std::string& pos_path, const std::string& neg_path, co
 // `classes` fixes the label order (pass the training set's classes when reading the test set; empty
 // = sorted class names of this file).
 Status ReadTrec(const std::string& path, size_t limit, const std::vector<std::string>& classes, LabeledSet* out);
+
+// A BEIR retrieval set (Thakur et al., 2021) in its directory: corpus.jsonl ({"_id", "title", "text"}
+// per line; title optional), queries.jsonl ({"_id", "text"}) and qrels/SPLIT.tsv (a header line
+// "query-id TAB corpus-id TAB score", then one judgement per line; score > 0 = relevant, and the gain
+// in nDCG). Only the queries judged in the split are kept, in qrels order. Ids are JSON strings (or
+// integers). Every id in the qrels must exist; duplicate ids, bad JSON and bad rows are errors naming
+// file and line. `limit` keeps the first `limit` judged queries and the first `limit` documents plus
+// every document those queries judge (so a quick subset still has its relevant documents).
+struct BeirSet {
+  std::vector<std::string> doc_ids, docs;  // docs: title + " " + text (text alone without a title), as BEIR and MTEB embed them
+  std::vector<std::string> query_ids, queries;
+  std::vector<std::vector<std::pair<size_t, double>>> qrels;  // per query: (document row, score)
+};
+Status ReadBeir(const std::string& dir, const std::string& split, size_t limit, BeirSet* out);
 
 // Helpers shared with tests: the lines of a file without line ends ("\n" or "\r\n").
 Status ReadLines(const std::string& path, std::vector<std::string>* lines);

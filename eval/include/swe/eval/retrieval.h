@@ -1,4 +1,5 @@
-// Translation retrieval: Tatoeba accuracy (nearest neighbour by cosine) and BUCC-style bitext mining F1.
+// Retrieval: document ranking by exact cosine search (BEIR's nDCG@10 and recall@100), Tatoeba accuracy
+// (nearest neighbour by cosine) and BUCC-style bitext mining F1.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +33,26 @@ struct BuccResult {
 // source and target row numbers), as the BUCC shared task's "optimal threshold" evaluation.
 BuccResult BuccF1(const Features& source, const Features& target, const std::vector<std::pair<size_t, size_t>>& gold,
                   int k = 4);
+
+// One query's judgements: (document row, graded relevance); relevance > 0 = relevant.
+using Judgements = std::vector<std::pair<size_t, double>>;
+
+// nDCG@k of a ranking (document rows, best first) as trec_eval computes it (BEIR scores with
+// pytrec_eval): DCG = sum over ranks r = 1..k of relevance / log2(r + 1), divided by the DCG of the
+// judgements sorted by relevance. 0 when nothing is relevant.
+double NdcgAtK(const std::vector<size_t>& ranking, const Judgements& judged, size_t k);
+// Share of the relevant documents (relevance > 0) in the first k of the ranking; 0 when none.
+double RecallAtK(const std::vector<size_t>& ranking, const Judgements& judged, size_t k);
+
+struct RankingResult {
+  double ndcg_at_10 = 0, recall_at_100 = 0;  // means over the scored queries (0..1)
+  size_t queries = 0;                         // queries with at least one relevant document
+};
+
+// Ranks every row of `docs` for each row of `queries` by cosine (exact search; ties go to the lower
+// row) and averages nDCG@10 and recall@100 over the queries with a relevant document (trec_eval
+// skips the others too). judged[i] belongs to query row i.
+RankingResult RankByCosine(const Features& queries, const Features& docs, const std::vector<Judgements>& judged);
 
 // Cosine matrix of the rows of a and b (a.n x b.n, row-major), in float.
 std::vector<float> CosineMatrix(const Features& a, const Features& b);

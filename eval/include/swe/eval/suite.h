@@ -28,10 +28,10 @@ struct Embedder {
 };
 
 struct TaskResult {
-  std::string task;    // "stsb", "sts12", ..., "trec"
-  std::string metric;  // "spearman" (STS: Spearman of cosine vs gold, x100) or "accuracy" (x100)
+  std::string task;    // "stsb", "sts12", ..., "trec", "beir:DIR"
+  std::string metric;  // "spearman" (STS: Spearman of cosine vs gold), "accuracy" or "ndcg@10" (BEIR), x100
   double score = 0;
-  size_t n = 0;        // scored pairs, retrieval pairs, or classification examples
+  size_t n = 0;        // scored pairs, retrieval pairs, BEIR queries, or classification examples
   double seconds = 0;  // wall time, embedding included
   std::vector<std::pair<std::string, double>> details;  // e.g. {"pearson", ...}, {"spearman/MSRpar", ...}
 };
@@ -45,7 +45,9 @@ struct SuiteOptions {
 // Every task, in report order.
 const std::vector<std::string>& TaskNames();
 // Comma-separated task names or groups ("all"; "sts" = stsb,sts12..sts15) to task names, in report
-// order without repeats. Unknown names are an invalid-argument error listing the known ones.
+// order without repeats. "beir:DIR" names the test split of any BEIR directory (scored as scifact);
+// these follow the named tasks in the given order. Unknown names are an invalid-argument error
+// listing the known ones.
 Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks);
 // Runs one task.
 Status RunTask(const std::string& task, const Embedder& embedder, const SuiteOptions& options, TaskResult* out);

@@ -1,0 +1,138 @@
+// The C API's thread-safety promise (swe.h): one loaded model and one index, used from many threads at
+// once through every read-only call (encode, batch, similarity, analyze, info, search, contains,
+// check, save), give the single-threaded results bit for bit. In the ThreadSanitizer build (preset
+// "tsan", run by scripts/test.sh) the same test also proves the calls free of data races.
+#include "swe.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "core/test_models.h"
+#include "fuzz/fuzz_models.h"
+
+namespace {
+
+constexpr uint32_t kDims = 8;  // the fuzzers' seed models (every subword kind)
+constexpr int kThreads = 8;
+constexpr int kRounds = 40;
+const std::vector<std::string> kTexts = {"The cat sat on the mat.", "unaffable cats", "", "zzz qqq",
+                                         "Straße CAFÉ café Cafe", "日本語のテキスト 😀", "the Cat, the cat",
+                                         "\xff\xfe broken \xc3 utf-8"};
+
+struct Reference {
+  std::vector<std::vector<float>> vectors;       // per text
+  std::vector<std::vector<uint64_t>> hit_ids;    // top 5 per text
+  std::vector<std::vector<float>> hit_scores;
+  std::vector<size_t> tokens;                    // words per text
+  std::vector<float> similarity;                 // text i vs text i + 1
+  std::string info;
+  std::vector<uint8_t> index_bytes;
+};
+
+// Everything one thread (or the reference pass) computes; false on any failed call.
+bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
+  const size_t n = kTexts.size();
+  r->vectors.assign(n, std::vector<float>(kDims));
+  r->hit_ids.assign(n, std::vector<uint64_t>(5));
+  r->hit_scores.assign(n, std::vector<float>(5));
+  r->tokens.assign(n, 0);
+  r->similarity.assign(n, 0);
+  std::vector<swe_text> batch;
+  for (const std::string& t : kTexts) batch.push_back({t.data(), t.size()});
+  std::vector<float> batch_out(n * kDims);
+  if (swe_model_encode_batch(model, batch.data(), n, nullptr, batch_out.data(), batch_out.size()) != SWE_OK) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& t = kTexts[i];
+    if (swe_model_encode_text(model, t.data(), t.size(), nullptr, r->vectors[i].data(), kDims, nullptr) != SWE_OK) return false;
+    if (std::memcmp(r->vectors[i].data(), batch_out.data() + i * kDims, kDims * sizeof(float)) != 0) return false;
+    size_t hits = 0;
+    if (swe_index_search(index, r->vectors[i].data(), kDims, 5, r->hit_ids[i].data(), r->hit_scores[i].data(), &hits) !=
+        SWE_OK) {
+      return false;
+    }
+    r->hit_ids[i].resize(hits), r->hit_scores[i].resize(hits);
+    if (swe_model_analyze_text(model, t.data(), t.size(), nullptr, 0, &r->tokens[i]) != SWE_OK) return false;
+    const std::string& u = kTexts[(i + 1) % n];
+    if (swe_model_compute_similarity(model, t.data(), t.size(), u.data(), u.size(), nullptr, &r->similarity[i]) !=
+        SWE_OK) {
+      return false;
+    }
+  }
+  r->info = swe_model_get_info_json(model);
+  if (swe_index_check_model(index, model) != SWE_OK || swe_index_get_size(index) != n) return false;
+  if (swe_index_contains(index, 3) != 1 || swe_index_contains(index, 999) != 0) return false;
+  uint8_t* bytes = nullptr;
+  size_t size = 0;
+  if (swe_index_save_to_bytes(index, &bytes, &size) != SWE_OK) return false;
+  r->index_bytes.assign(bytes, bytes + size);
+  swe_free_bytes(bytes);
+  // A failing call: its message is this thread's own.
+  float v[1];
+  if (swe_model_encode_text(model, "cat", 3, nullptr, v, 1, nullptr) != SWE_ERR_INVALID_ARGUMENT) return false;
+  return std::strlen(swe_last_error()) > 0;
+}
+
+bool Same(const Reference& a, const Reference& b) {
+  return a.vectors == b.vectors && a.hit_ids == b.hit_ids && a.hit_scores == b.hit_scores && a.tokens == b.tokens &&
+         a.similarity == b.similarity && a.info == b.info && a.index_bytes == b.index_bytes;
+}
+
+// (subword kind, model dtype, index dtype)
+class CApiThreads : public ::testing::TestWithParam<std::tuple<swe::SubwordKind, swe::DType, int32_t>> {};
+
+TEST_P(CApiThreads, OneModelAndOneIndexFromManyThreads) {
+  const auto [subword, model_dtype, index_dtype] = GetParam();
+  const std::vector<uint8_t> bytes = swe::testing::ModelBytes(swe::fuzz::SeedContents(subword), model_dtype);
+  swe_model* m = nullptr;
+  ASSERT_EQ(swe_model_load_from_bytes(bytes.data(), bytes.size(), nullptr, &m), SWE_OK) << swe_last_error();
+  std::unique_ptr<swe_model, void (*)(swe_model*)> model(m, swe_model_free);
+  ASSERT_EQ(swe_model_get_dims(model.get()), kDims);
+  swe_index* x = nullptr;
+  ASSERT_EQ(swe_index_create(kDims, index_dtype, &x), SWE_OK) << swe_last_error();
+  std::unique_ptr<swe_index, void (*)(swe_index*)> index(x, swe_index_free);
+  ASSERT_EQ(swe_index_set_model(index.get(), model.get()), SWE_OK);
+  std::vector<float> all(kTexts.size() * kDims);
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < kTexts.size(); ++i) {
+    ASSERT_EQ(swe_model_encode_text(model.get(), kTexts[i].data(), kTexts[i].size(), nullptr, &all[i * kDims], kDims,
+                                    nullptr), SWE_OK);
+    ids.push_back(i);
+  }
+  ASSERT_EQ(swe_index_add(index.get(), ids.data(), all.data(), ids.size()), SWE_OK) << swe_last_error();
+
+  Reference expected;
+  ASSERT_TRUE(Compute(model.get(), index.get(), &expected)) << swe_last_error();
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        Reference got;
+        failures[t] += !Compute(model.get(), index.get(), &got) || !Same(got, expected);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+std::string ParamName(const ::testing::TestParamInfo<CApiThreads::ParamType>& info) {
+  const char* subword[] = {"words", "wordpiece", "unigram"};
+  return std::string(subword[static_cast<int>(std::get<0>(info.param))]) + "_" +
+         swe::dtype_name(std::get<1>(info.param)) + "_index_" + (std::get<2>(info.param) == SWE_DTYPE_F32 ? "f32" : "int8");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, CApiThreads,
+    ::testing::Values(std::make_tuple(swe::SubwordKind::kNone, swe::DType::kF32, int32_t{SWE_DTYPE_F32}),
+                      std::make_tuple(swe::SubwordKind::kWordPiece, swe::DType::kF16, int32_t{SWE_DTYPE_INT8}),
+                      std::make_tuple(swe::SubwordKind::kUnigram, swe::DType::kInt8, int32_t{SWE_DTYPE_F32})),
+    ParamName);
+
+}  // namespace
