@@ -7,6 +7,7 @@
 # and zstd dynamically (Debian: libcapnp-0.9.2, libzstd1). tests/release/check.sh tests the tarball.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh  # the native build's packages and Emscripten (idempotent)
 version=$(head -n1 VERSION)
 name=swe-$version-linux-$(uname -m)
 build=build/release
