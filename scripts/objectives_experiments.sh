@@ -6,7 +6,7 @@
 # KD sentences are computed once (cached); every variant re-runs refine and export.
 #   bash scripts/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
 # Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, and one line per run to
-# build/objectives/runs.tsv: name, wall seconds, scores.
+# build/objectives/runs.tsv: name, wall seconds (training and export), dev scores and their mean.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -52,6 +52,7 @@ PY
   SECONDS=0
   "$trainer" train --recipe "$out/$name.json" --quiet 2> "$out/$name.log"
   secs=$SECONDS
-  scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --no-details 2>/dev/null | tr '\n' ' ')
-  printf '%s\t%s\t%s\n' "$name" "$secs" "$scores" | tee -a "$out/runs.tsv"
+  scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --no-details 2>/dev/null |
+    awk '/spearman/ {printf "%s=%s ", $2, $(NF-1); sum += $(NF-1); n++} END {printf "avg=%.2f", sum / n}')
+  printf '%s\t%ss\t%s\n' "$name" "$secs" "$scores" | tee -a "$out/runs.tsv"
 done

@@ -10,11 +10,6 @@ namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
-template <typename T>
-void Get(const json& j, const char* key, T* v) {
-  if (j.contains(key)) *v = j.at(key).get<T>();
-}
-
 Status ParseUnchecked(std::string_view text, Recipe* r) {
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) return InvalidArgument("recipe: not valid JSON");

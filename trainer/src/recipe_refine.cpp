@@ -7,11 +7,6 @@ namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
-template <typename T>
-void Get(const json& j, const char* key, T* v) {
-  if (j.contains(key)) *v = j.at(key).get<T>();
-}
-
 Status ParseData(const json& data, const std::string& where, std::vector<TupleFile>* out) {
   if (!data.is_array() || data.empty()) return InvalidArgument("recipe: '" + where + ".data' needs at least one file");
   for (const json& f : data) {

@@ -3,13 +3,19 @@
 // compress (a learned projection to fewer dims). Unknown keys are errors naming the key.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 #include "recipe.h"
 
 namespace swe::trainer {
+
+// *v = j[key] when j has the key (a JSON type error is thrown; ParseRecipe reports it).
+template <typename T>
+void Get(const nlohmann::json& j, const char* key, T* v) {
+  if (j.contains(key)) *v = j.at(key).get<T>();
+}
 
 // Rejects a key of object `j` outside `allowed`, naming it as where.key.
 Status CheckRecipeKeys(const nlohmann::json& j, const std::string& where, const std::set<std::string>& allowed);
