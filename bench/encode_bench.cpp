@@ -36,11 +36,11 @@
 #include <utility>
 #include <vector>
 
-#include "simd/kernels.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
 #include "swe/model.h"
 #include "swe/model_file.h"
+#include "swe/simd.h"
 #include "swe/tokenizer.h"
 
 extern char** environ;
@@ -182,7 +182,7 @@ volatile float g_sink;  // keeps results alive
 
 void BenchEncode(const Options& o, const std::string& model_name, const swe::Model& model,
                  const std::vector<std::string>& sentences) {
-  const char* simd = swe::simd::Active().name;
+  const char* simd = swe::simd::ActiveName();
   const char* dtype = swe::dtype_name(model.dtype());
   swe::Tokenizer tokenizer(model);
   std::vector<std::vector<uint32_t>> ids(sentences.size());
@@ -253,7 +253,7 @@ void BenchEncode(const Options& o, const std::string& model_name, const swe::Mod
 }
 
 void BenchIndex(const Options& o, uint32_t dims) {
-  const char* simd = swe::simd::Active().name;
+  const char* simd = swe::simd::ActiveName();
   const size_t kQueries = 16;
   std::vector<float> queries(kQueries * dims);
   FillRandom(&queries, 7);
@@ -304,7 +304,7 @@ void RunHere(const Options& o) {
     contents = SyntheticContents(sentences);
     name = "synthetic";
   }
-  std::fprintf(stderr, "simd %s, model %s: %zu words x %u dims, %zu sentences\n", swe::simd::Active().name,
+  std::fprintf(stderr, "simd %s, model %s: %zu words x %u dims, %zu sentences\n", swe::simd::ActiveName(),
                name.c_str(), contents.words.size(), contents.dims, sentences.size());
   for (swe::DType dtype : {swe::DType::kF32, swe::DType::kF16, swe::DType::kInt8}) {
     std::unique_ptr<swe::Model> model = Build(contents, dtype);
@@ -358,11 +358,11 @@ int main(int argc, char** argv) {
   }
   if (!o.simd.empty()) {
     setenv("SWE_SIMD", o.simd.c_str(), 1);  // before anything asks for the active kernels
-    if (o.simd != swe::simd::Active().name)
+    if (o.simd != swe::simd::ActiveName())
       Die("variant " + o.simd + " is not available (SWE_SIMD must name it)");
     RunHere(o);
     return 0;
   }
-  for (const swe::simd::Kernels* k : swe::simd::Supported()) RunChild(argc, argv, k->name);
+  for (const char* name : swe::simd::SupportedNames()) RunChild(argc, argv, name);
   return 0;
 }

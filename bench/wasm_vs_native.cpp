@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "simd/kernels.h"
 #include "swe.h"
+#include "swe/simd.h"
 
 namespace {
 
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   const double rate = Median(rates);
   std::printf("{\"impl\":\"native\",\"kernels\":\"%s\",\"model_bytes\":%zu,\"load_ms\":%.3f,\"sentences\":%zu,"
               "\"text_bytes\":%zu,\"dims\":%u,\"encode_sentences_per_s\":%.1f,\"encode_mb_per_s\":%.3f}\n",
-              swe::simd::Active().name, file.size(), Median(load_ms), texts.size(), text_bytes, dims, rate,
+              swe::simd::ActiveName(), file.size(), Median(load_ms), texts.size(), text_bytes, dims, rate,
               rate * text_bytes / texts.size() / 1e6);
   swe_model_free(model);
   return 0;

@@ -16,7 +16,7 @@ import sys
 
 MAX_CP = 0x10FFFF
 
-# Values of swe::unicode::CharClass (core/src/unicode.h).
+# Values of swe::unicode::CharClass (core/include/swe/unicode.h).
 WORD, SPACE, PUNCT, SYMBOL, CJK = 0, 1, 2, 3, 4
 NONSPACING = 8  # flag bit: general category Mn
 CJK_SCRIPTS = {"Han", "Hiragana", "Katakana"}

@@ -206,7 +206,7 @@ Status Index::Remove(uint64_t id) {
   return Status::Ok();
 }
 
-bool Index::Contains(uint64_t id) const { return slots_->position.count(id) != 0; }
+bool Index::Contains(uint64_t id) const noexcept { return slots_->position.count(id) != 0; }
 
 Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits) const {
   hits->clear();

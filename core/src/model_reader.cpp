@@ -14,7 +14,7 @@
 #include "swe.capnp.h"
 #include "swe/model_file.h"
 #include "swe/subword.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe {
 namespace {

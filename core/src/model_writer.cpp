@@ -13,7 +13,7 @@
 #include "simd/kernels.h"
 #include "swe.capnp.h"
 #include "swe/model_file.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe {
 namespace {

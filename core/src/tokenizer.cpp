@@ -5,7 +5,7 @@
 #include <array>
 
 #include "swe/subword.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe {
 namespace {

@@ -1,4 +1,4 @@
-#include "unicode.h"
+#include "swe/unicode.h"
 
 #include <algorithm>
 #include <array>

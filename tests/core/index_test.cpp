@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@
 
 namespace swe {
 namespace {
+
+// swe_index_contains returns Contains' answer directly (1 or 0, no status guard): it must not throw.
+static_assert(noexcept(std::declval<const Index&>().Contains(0)), "Index::Contains must be noexcept");
 
 std::vector<float> RandomVectors(size_t n, uint32_t dims, uint32_t seed) {
   std::mt19937 rng(seed);

@@ -1,5 +1,5 @@
-// Unicode tables and UTF-8 handling (core/src/unicode.h), and the generated table's freshness.
-#include "unicode.h"
+// Unicode tables and UTF-8 handling (core/include/swe/unicode.h), and the generated table's freshness.
+#include "swe/unicode.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "safetensors.h"
+#include "swe/formats/safetensors.h"
 #include "test_util.h"
 #include "wordpiece.h"
 
@@ -12,6 +12,7 @@ namespace swe::trainer {
 namespace {
 using testing::TempDir;
 using testing::TinyBertOptions;
+using formats::SafeTensors;
 
 // A plain-loop BERT forward pass (one sentence, no padding), independent of the libtorch code.
 class ReferenceBert {

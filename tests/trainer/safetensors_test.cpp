@@ -1,4 +1,4 @@
-#include "safetensors.h"
+#include "swe/formats/safetensors.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,9 @@ namespace swe::trainer {
 namespace {
 using testing::SafetensorsBytes;
 using testing::TensorSpec;
+using formats::BFloat16ToFloat;
+using formats::HalfToFloat;
+using formats::SafeTensors;
 
 Status Parse(const std::string& bytes, std::unique_ptr<SafeTensors>* out) {
   return SafeTensors::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out);

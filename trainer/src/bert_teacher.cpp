@@ -7,13 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
-#include "safetensors.h"
+#include "swe/formats/safetensors.h"
 #include "wordpiece.h"
 
 namespace swe::trainer {
 namespace {
 using nlohmann::json;
 namespace F = torch::nn::functional;
+using formats::SafeTensors;
 
 struct BertConfig {
   int64_t vocab = 0, hidden = 0, layers = 0, heads = 0, intermediate = 0, positions = 512, types = 2;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "matrix_io.h"
-#include "report.h"
+#include "swe/eval/report.h"
 
 namespace swe::trainer {
 

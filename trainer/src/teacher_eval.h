@@ -1,10 +1,10 @@
 // `swe-trainer eval`: scores a teacher (its pooled sentence vectors) with the same evaluation code
-// that `swe eval` runs on .swe models (native/eval), so teacher and student columns are comparable.
+// that `swe eval` runs on .swe models (eval/), so teacher and student columns are comparable.
 #pragma once
 
 #include <string>
 
-#include "suite.h"
+#include "swe/eval/suite.h"
 #include "swe/status.h"
 #include "teacher.h"
 

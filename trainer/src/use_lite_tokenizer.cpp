@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe::trainer {
 namespace {

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "swe/tokenizer.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe::trainer {
 

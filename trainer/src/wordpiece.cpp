@@ -4,7 +4,7 @@
 
 #include "bert_unicode.h"
 #include "matrix_io.h"
-#include "unicode.h"
+#include "swe/unicode.h"
 
 namespace swe::trainer {
 namespace bu = bert_unicode;

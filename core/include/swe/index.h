@@ -42,7 +42,7 @@ class Index {
   Status Add(uint64_t id, const float* vector);
   Status AddBatch(const uint64_t* ids, const float* vectors, size_t n);
   Status Remove(uint64_t id);
-  bool Contains(uint64_t id) const;
+  bool Contains(uint64_t id) const noexcept;  // noexcept: swe_index_contains returns only 1 or 0
   // The k best hits for `query` (dims() floats), best first; fewer when the index is smaller.
   Status Search(const float* query, size_t k, std::vector<SearchHit>* hits) const;
   // Appends a .swe index file to `out`.

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "simd/kernels.h"
+#include "swe/simd.h"
 
 #ifdef SWE_HAVE_AVX2_KERNELS
 #include <cpuid.h>
@@ -75,6 +76,14 @@ std::vector<const Kernels*> Supported() {
   out.push_back(&wasm128::kKernels);
 #endif
   return out;
+}
+
+const char* ActiveName() { return Active().name; }
+
+std::vector<const char*> SupportedNames() {
+  std::vector<const char*> names;
+  for (const Kernels* k : Supported()) names.push_back(k->name);
+  return names;
 }
 
 float HalfToFloat(uint16_t h) {

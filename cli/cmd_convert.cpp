@@ -1,0 +1,174 @@
+// swe convert: other word-vector formats to a .swe model (written with core's writer).
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "args.h"
+#include "commands.h"
+#include "common.h"
+#include "swe/formats/readers.h"
+#include "swe/model.h"
+#include "swe/model_file.h"
+#include "swe/tokenizer.h"
+
+namespace swe::cli {
+namespace {
+
+constexpr const char* kConvertUsage =
+    "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
+    "\n"
+    "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
+    "(punctuation entries such as ',' can never be looked up), drops repeats and takes the first N in the\n"
+    "source's order (frequency order for both formats as usually distributed).\n"
+    "\n"
+    "formats:\n"
+    "  glove-json   the wink-embeddings JSON layout ({\"dimensions\", \"words\", \"vectors\": {word: [...]}})\n"
+    "  word2vec     text: an optional 'ROWS DIMS' line, then 'word v1 ... vD' lines (GloVe's text too)\n"
+    "  model2vec    a Model2Vec model folder (model.safetensors + tokenizer.json; f32/f16/int8 and\n"
+    "               vocabulary-quantized): token embeddings, so the model splits every word into the\n"
+    "               teacher's subword tokens (docs/TOKENIZER.md); --top does not apply\n"
+    "\n"
+    "options:\n"
+    "  -o, --output OUT      the model to write (required)\n"
+    "  --top N               keep the first N words (default: all)\n"
+    "  --dtype f32|f16|int8  table storage (default f32)\n"
+    "  --name NAME           model name (default: OUT's file name without extension)\n"
+    "  --description TEXT    one-line description\n"
+    "  --teacher TEXT        where the vectors came from (default: not distilled)\n"
+    "  --corpus TEXT         the corpus they were trained on (default: unknown, the source file's name)\n"
+    "  --placeholder         mark the model as a placeholder (not distilled; for development only)\n"
+    "  --no-normalize        do not L2-normalise sentence vectors\n";
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Stem(const std::string& path) {
+  std::string base = BaseName(path);
+  size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+DType ParseDtype(const std::string& text, const std::string& command) {
+  if (text == "f32") return DType::kF32;
+  if (text == "f16") return DType::kF16;
+  if (text == "int8") return DType::kInt8;
+  throw UsageError("--dtype must be f32, f16 or int8, not '" + text + "'", command);
+}
+
+// Words that tokenization turns into exactly themselves: the only ones a text can ever look up.
+formats::WordFilter SingleWordFilter(const TokenizerConfig& config) {
+  return [&config, words = std::vector<std::string>()](const std::string& word) mutable {
+    words.clear();
+    SplitWords(word, config, nullptr, &words);
+    return words.size() == 1 && words[0] == word;
+  };
+}
+
+void WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::string tmp = path + ".tmp";
+  {
+    Output out(tmp);
+    out.Write(bytes.data(), bytes.size());
+    out.Close();
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw CliError(1, path + ": cannot replace the file");
+  }
+}
+
+}  // namespace
+
+int RunConvert(const Args& args) {
+  const std::string command = "swe convert";
+  ParsedArgs parsed = ParseArgs(args,
+                                {{"from", 0, true},
+                                 {"output", 'o', true},
+                                 {"top", 0, true},
+                                 {"dtype", 0, true},
+                                 {"name", 0, true},
+                                 {"description", 0, true},
+                                 {"teacher", 0, true},
+                                 {"corpus", 0, true},
+                                 {"placeholder", 0, false},
+                                 {"no-normalize", 0, false}},
+                                command);
+  if (parsed.help) {
+    std::fputs(kConvertUsage, stdout);
+    return 0;
+  }
+  if (parsed.positional.size() != 1) throw UsageError("expected one input file", command);
+  if (!parsed.has("output")) throw UsageError("-o OUT.swe is required", command);
+  const std::string format = parsed.get("from");
+  if (format != "glove-json" && format != "word2vec" && format != "model2vec") {
+    throw UsageError(parsed.has("from") ? "--from must be glove-json, word2vec or model2vec, not '" + format + "'"
+                                        : "--from glove-json|word2vec|model2vec is required",
+                     command);
+  }
+  if (format == "model2vec" && parsed.has("top")) throw UsageError("--top does not apply to model2vec", command);
+  const size_t top = parsed.has("top") ? ParseCount(parsed.get("top"), "--top", 1, 100'000'000) : 0;
+  WriteOptions options;
+  options.dtype = ParseDtype(parsed.get("dtype", "f32"), command);
+  const std::string input = parsed.positional[0];
+  const std::string output = parsed.get("output");
+
+  auto start = std::chrono::steady_clock::now();
+  ModelContents contents;
+  formats::WordVectors source;
+  formats::Model2VecModel m2v;
+  if (format == "model2vec") {
+    m2v = formats::ReadModel2Vec(input);
+    if (m2v.words.empty()) throw CliError(1, input + ": no usable tokens");
+    contents.words = std::move(m2v.words);
+    contents.dims = m2v.dims;
+    contents.vectors = std::move(m2v.vectors);
+    contents.tokenizer = m2v.tokenizer;
+    contents.normalize = m2v.normalize && !parsed.has("no-normalize");
+    source.entries = m2v.tokens;
+  } else {
+    formats::WordFilter keep = SingleWordFilter(contents.tokenizer);
+    source = format == "glove-json" ? formats::ReadGloveJson(input, keep, top) : formats::ReadWord2VecText(input, keep, top);
+    if (source.words.empty()) throw CliError(1, input + ": no usable words");
+    contents.words = std::move(source.words);
+    contents.dims = source.dims;
+    contents.vectors = std::move(source.vectors);
+    contents.normalize = !parsed.has("no-normalize");
+  }
+  Provenance& p = contents.provenance;
+  p.name = parsed.get("name", Stem(output));
+  p.description = parsed.get("description", "Word vectors converted from " + BaseName(input) + " by swe convert");
+  const bool m2v_format = format == "model2vec";
+  p.teacher = parsed.get("teacher", m2v_format ? "Model2Vec distillation of " +
+                                                     (m2v.base_model.empty() ? std::string("an unknown model") : m2v.base_model)
+                                               : "none: static word vectors, not distilled from a Sentence Transformer");
+  p.corpus = parsed.get("corpus", m2v_format ? "none: Model2Vec embeds the tokenizer's vocabulary without a corpus"
+                                             : "unknown: converted from " + BaseName(input) + " (" + format + ")");
+  p.recipe = "swe convert --from " + format + (top ? " --top " + std::to_string(top) : std::string()) +
+             " --dtype " + dtype_name(options.dtype) + (contents.normalize ? "" : " --no-normalize");
+  p.created_by = std::string("swe convert ") + swe_version();
+  p.placeholder = parsed.has("placeholder");
+  p.extra = {{"source_file", BaseName(input)},
+             {"source_format", format},
+             {"source_entries", std::to_string(source.entries)}};
+  if (m2v_format) {
+    p.extra.push_back({"source_dtype", m2v.table_dtype});
+    p.extra.push_back({"normalize_from", m2v.normalize_source});
+  }
+
+  std::vector<uint8_t> bytes;
+  Status status = WriteModel(contents, options, &bytes);
+  if (!status.ok()) throw CliError(1, "cannot write the model: " + status.ToString());
+  std::unique_ptr<Model> check;
+  status = ReadModel(bytes.data(), bytes.size(), &check);
+  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
+  WriteFileAtomically(output, bytes);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("wrote %s: %zu words x %u dims, %s, %.2f MB (%llu source entries, %.1f s)\n", output.c_str(),
+              contents.words.size(), contents.dims, dtype_name(options.dtype), bytes.size() / 1e6,
+              static_cast<unsigned long long>(source.entries), seconds);
+  return 0;
+}
+
+}  // namespace swe::cli

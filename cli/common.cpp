@@ -1,0 +1,138 @@
+#include "common.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <iostream>
+
+#include "args.h"
+#include "swe/util/progress.h"
+
+namespace swe::cli {
+
+void Check(swe_status status) {
+  if (status != SWE_OK) throw CliError(1, swe_last_error());
+}
+
+ModelPtr LoadModel(const std::string& path) {
+  swe_model* model = nullptr;
+  Check(swe_model_load_from_file(path.c_str(), nullptr, &model));
+  return ModelPtr(model);
+}
+
+IndexPtr LoadIndex(const std::string& path) {
+  swe_index* index = nullptr;
+  Check(swe_index_load_from_file(path.c_str(), nullptr, &index));
+  return IndexPtr(index);
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) throw CliError(1, path + ": " + std::strerror(errno));
+  std::vector<std::string> lines;
+  std::string current;
+  bool pending = false;
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
+    for (size_t i = 0; i < n; ++i) {
+      if (buffer[i] == '\n') {
+        if (!current.empty() && current.back() == '\r') current.pop_back();
+        lines.push_back(std::move(current));
+        current.clear();
+        pending = false;
+      } else {
+        current.push_back(buffer[i]);
+        pending = true;
+      }
+    }
+  }
+  bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) throw CliError(1, (path == "-" ? std::string("stdin") : path) + ": read failed");
+  if (pending) {
+    if (!current.empty() && current.back() == '\r') current.pop_back();
+    lines.push_back(std::move(current));
+  }
+  return lines;
+}
+
+bool IsBlank(const std::string& line) {
+  for (char c : line) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,
+                             const std::string& label) {
+  constexpr size_t kBatch = 4096;
+  std::vector<float> out(texts.size() * size_t{dims});
+  swe_encode_params params = swe_encode_default_params();
+  params.dims = dims;
+  util::Progress progress(label, texts.size());
+  std::vector<swe_text> batch;
+  for (size_t start = 0; start < texts.size(); start += kBatch) {
+    size_t n = std::min(kBatch, texts.size() - start);
+    batch.resize(n);
+    for (size_t i = 0; i < n; ++i) batch[i] = {texts[start + i].data(), texts[start + i].size()};
+    Check(swe_model_encode_batch(model, batch.data(), n, &params, out.data() + start * dims, n * size_t{dims}));
+    progress.Update(start + n);
+  }
+  progress.Finish();
+  return out;
+}
+
+std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims) {
+  std::vector<float> out(dims);
+  swe_encode_params params = swe_encode_default_params();
+  params.dims = dims;
+  Check(swe_model_encode_text(model, text.data(), text.size(), &params, out.data(), out.size(), nullptr));
+  return out;
+}
+
+uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command) {
+  uint32_t model_dims = swe_model_get_dims(model);
+  if (value.empty()) return model_dims;
+  uint64_t dims = ParseCount(value, "--dims", 0, UINT32_MAX);
+  if (dims > model_dims) {
+    throw UsageError("--dims " + value + " exceeds the model's " + std::to_string(model_dims) + " dimensions",
+                     command);
+  }
+  return dims == 0 ? model_dims : static_cast<uint32_t>(dims);
+}
+
+Output::Output(const std::string& path) : path_(path) {
+  file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (!file_) throw CliError(1, path + ": " + std::strerror(errno));
+}
+
+Output::~Output() {
+  if (file_ && file_ != stdout) std::fclose(file_);
+}
+
+void Output::Write(const void* data, size_t size) {
+  if (size > 0 && std::fwrite(data, 1, size, file_) != size) {
+    throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(errno));
+  }
+}
+
+void Output::Close() {
+  std::FILE* f = file_;
+  file_ = nullptr;
+  bool ok = std::fflush(f) == 0 && !std::ferror(f);
+  if (f != stdout) ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(errno));
+  }
+}
+
+std::string FormatFloat(float value) {
+  char text[32];
+  auto [ptr, ec] = std::to_chars(text, text + sizeof text, value);
+  if (ec != std::errc()) return "0";
+  return std::string(text, ptr);
+}
+
+}  // namespace swe::cli

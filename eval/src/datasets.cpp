@@ -1,0 +1,259 @@
+#include "swe/eval/datasets.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace swe::eval {
+namespace {
+
+std::vector<std::string> SplitTabs(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const size_t tab = line.find('\t', start);
+    fields.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) return fields;
+    start = tab + 1;
+  }
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return s.substr(b, e - b);
+}
+
+bool ParseDouble(const std::string& text, double* out) {
+  const std::string t = Trim(text);
+  if (t.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || errno != 0 || !(v == v)) return false;
+  *out = v;
+  return true;
+}
+
+Status LineError(const std::string& path, size_t line, const std::string& what) {
+  return Corrupt(path + ":" + std::to_string(line) + ": " + what);
+}
+
+// ISO-8859-1 bytes to UTF-8 (every byte is one code point).
+std::string Latin1ToUtf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    const auto b = static_cast<uint8_t>(ch);
+    if (b < 0x80) {
+      out.push_back(ch);
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (b >> 6)));
+      out.push_back(static_cast<char>(0x80 | (b & 0x3F)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status ReadLines(const std::string& path, std::vector<std::string>* lines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return IoError(path + ": cannot open");
+  lines->clear();
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines->push_back(std::move(line));
+  }
+  if (in.bad()) return IoError(path + ": read failed");
+  return Status::Ok();
+}
+
+Status ReadStsbCsv(const std::string& path, size_t limit, StsSet* out) {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(path, &lines));
+  out->pairs.clear();
+  for (size_t i = 0; i < lines.size() && (limit == 0 || out->pairs.size() < limit); ++i) {
+    if (lines[i].empty()) continue;
+    std::vector<std::string> f = SplitTabs(lines[i]);
+    if (f.size() < 7) return LineError(path, i + 1, "expected 7 tab-separated fields");
+    StsPair p;
+    if (!ParseDouble(f[4], &p.score)) return LineError(path, i + 1, "bad score '" + f[4] + "'");
+    p.a = f[5];
+    p.b = f[6];
+    out->pairs.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+Status ReadSemEvalSubset(const std::string& input_path, const std::string& gs_path, size_t limit, StsSet* out) {
+  std::vector<std::string> inputs, scores;
+  SWE_RETURN_IF_ERROR(ReadLines(input_path, &inputs));
+  SWE_RETURN_IF_ERROR(ReadLines(gs_path, &scores));
+  if (inputs.size() != scores.size()) {
+    return Corrupt(gs_path + ": " + std::to_string(scores.size()) + " lines, but " + input_path + " has " +
+                   std::to_string(inputs.size()));
+  }
+  out->pairs.clear();
+  for (size_t i = 0; i < inputs.size() && (limit == 0 || out->pairs.size() < limit); ++i) {
+    if (Trim(scores[i]).empty()) continue;  // not scored
+    StsPair p;
+    if (!ParseDouble(scores[i], &p.score)) return LineError(gs_path, i + 1, "bad score '" + scores[i] + "'");
+    std::vector<std::string> f = SplitTabs(inputs[i]);
+    if (f.size() < 2) return LineError(input_path, i + 1, "expected two tab-separated sentences");
+    p.a = f[0];
+    p.b = f[1];
+    out->pairs.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+Status ReadSemEvalYear(const std::string& dir, size_t limit, std::vector<StsSet>* out) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return IoError(dir + ": cannot open directory");
+  std::vector<std::string> names;
+  const std::string prefix = "STS.input.", suffix = ".txt";
+  while (dirent* e = readdir(d)) {
+    const std::string file = e->d_name;
+    if (file.size() > prefix.size() + suffix.size() && file.compare(0, prefix.size(), prefix) == 0 &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      names.push_back(file.substr(prefix.size(), file.size() - prefix.size() - suffix.size()));
+    }
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  out->clear();
+  for (const std::string& name : names) {
+    const std::string gs = dir + "/STS.gs." + name + ".txt";
+    if (!std::ifstream(gs)) continue;  // an input without scores (none in the shipped years)
+    StsSet set;
+    set.name = name;
+    SWE_RETURN_IF_ERROR(ReadSemEvalSubset(dir + "/STS.input." + name + ".txt", gs, limit, &set));
+    out->push_back(std::move(set));
+  }
+  if (out->empty()) return NotFound(dir + ": no STS.input.X.txt with STS.gs.X.txt");
+  return Status::Ok();
+}
+
+Status ReadSick(const std::string& path, size_t limit, StsSet* out) {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(path, &lines));
+  if (lines.empty()) return Corrupt(path + ": empty");
+  std::vector<std::string> header = SplitTabs(lines[0]);
+  auto column = [&header](const std::string& name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  };
+  const int ca = column("sentence_A"), cb = column("sentence_B"), cs = column("relatedness_score");
+  if (ca < 0 || cb < 0 || cs < 0) return Corrupt(path + ": header lacks sentence_A, sentence_B or relatedness_score");
+  const size_t need = static_cast<size_t>(std::max({ca, cb, cs})) + 1;
+  out->pairs.clear();
+  for (size_t i = 1; i < lines.size() && (limit == 0 || out->pairs.size() < limit); ++i) {
+    if (lines[i].empty()) continue;
+    std::vector<std::string> f = SplitTabs(lines[i]);
+    if (f.size() < need) return LineError(path, i + 1, "too few fields");
+    StsPair p;
+    if (!ParseDouble(f[cs], &p.score)) return LineError(path, i + 1, "bad relatedness_score '" + f[cs] + "'");
+    p.a = f[ca];
+    p.b = f[cb];
+    out->pairs.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+Status ReadParallel(const std::string& path_a, const std::string& path_b, size_t limit,
+                    std::vector<std::string>* a, std::vector<std::string>* b) {
+  SWE_RETURN_IF_ERROR(ReadLines(path_a, a));
+  SWE_RETURN_IF_ERROR(ReadLines(path_b, b));
+  if (a->size() != b->size()) {
+    return Corrupt(path_b + ": " + std::to_string(b->size()) + " lines, but " + path_a + " has " +
+                   std::to_string(a->size()));
+  }
+  if (limit != 0 && a->size() > limit) a->resize(limit), b->resize(limit);
+  return Status::Ok();
+}
+
+Status ReadSstBinary(const std::string& path, size_t limit, LabeledSet* out) {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(path, &lines));
+  *out = LabeledSet();
+  out->classes = {"negative", "positive"};
+  for (size_t i = 0; i < lines.size() && (limit == 0 || out->texts.size() < limit); ++i) {
+    if (lines[i].empty()) continue;
+    const size_t tab = lines[i].rfind('\t');
+    const std::string label = tab == std::string::npos ? "" : Trim(lines[i].substr(tab + 1));
+    if (label != "0" && label != "1") return LineError(path, i + 1, "expected 'text TAB 0|1'");
+    out->texts.push_back(Trim(lines[i].substr(0, tab)));
+    out->labels.push_back(label[0] - '0');
+  }
+  return Status::Ok();
+}
+
+Status ReadSstFine(const std::string& path, size_t limit, LabeledSet* out) {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(path, &lines));
+  *out = LabeledSet();
+  out->classes = {"0", "1", "2", "3", "4"};
+  for (size_t i = 0; i < lines.size() && (limit == 0 || out->texts.size() < limit); ++i) {
+    if (lines[i].empty()) continue;
+    const std::string& l = lines[i];
+    if (l.size() < 2 || l[0] < '0' || l[0] > '4' || l[1] != ' ') return LineError(path, i + 1, "expected 'LABEL text'");
+    out->texts.push_back(Trim(l.substr(2)));
+    out->labels.push_back(l[0] - '0');
+  }
+  return Status::Ok();
+}
+
+Status ReadTwoFiles(const std::string& pos_path, const std::string& neg_path, const std::string& pos_name,
+                    const std::string& neg_name, size_t limit, LabeledSet* out) {
+  *out = LabeledSet();
+  out->classes = {neg_name, pos_name};
+  for (int label : {1, 0}) {
+    std::vector<std::string> lines;
+    SWE_RETURN_IF_ERROR(ReadLines(label == 1 ? pos_path : neg_path, &lines));
+    if (limit != 0 && lines.size() > limit) lines.resize(limit);
+    for (std::string& line : lines) {
+      out->texts.push_back(Trim(line));
+      out->labels.push_back(label);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadTrec(const std::string& path, size_t limit, const std::vector<std::string>& classes, LabeledSet* out) {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(path, &lines));
+  std::vector<std::string> coarse;
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < lines.size() && (limit == 0 || texts.size() < limit); ++i) {
+    if (lines[i].empty()) continue;
+    const size_t colon = lines[i].find(':'), space = lines[i].find(' ');
+    if (colon == std::string::npos || space == std::string::npos || colon > space || colon == 0) {
+      return LineError(path, i + 1, "expected 'COARSE:fine text'");
+    }
+    coarse.push_back(lines[i].substr(0, colon));
+    texts.push_back(Trim(Latin1ToUtf8(lines[i].substr(space + 1))));
+  }
+  *out = LabeledSet();
+  out->classes = classes;
+  if (out->classes.empty()) {
+    out->classes = coarse;
+    std::sort(out->classes.begin(), out->classes.end());
+    out->classes.erase(std::unique(out->classes.begin(), out->classes.end()), out->classes.end());
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto it = std::find(out->classes.begin(), out->classes.end(), coarse[i]);
+    if (it == out->classes.end()) return Corrupt(path + ": class '" + coarse[i] + "' is not a training class");
+    out->texts.push_back(std::move(texts[i]));
+    out->labels.push_back(static_cast<int>(it - out->classes.begin()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace swe::eval

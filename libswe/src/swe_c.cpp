@@ -1,0 +1,327 @@
+// The C API (libswe/include/swe.h) over core: status, models, encoding and tokenization.
+// Index functions are in swe_c_index.cpp. Every entry point runs inside Guard(): nothing throws out.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "c_api_internal.h"
+#include "swe/encoder.h"
+#include "swe/tokenizer.h"
+
+#ifndef SWE_VERSION_STRING
+#error "SWE_VERSION_STRING must be defined by the build (the project's VERSION file)"
+#endif
+
+namespace swe::capi {
+namespace {
+
+thread_local std::string g_last_error;
+
+const char* CjkName(CjkMode mode) {
+  switch (mode) {
+    case CjkMode::kNone: return "none";
+    case CjkMode::kCharacters: return "characters";
+    case CjkMode::kSubwords: return "subwords";
+  }
+  return "unknown";
+}
+
+const char* SubwordName(SubwordKind kind) {
+  switch (kind) {
+    case SubwordKind::kNone: return "none";
+    case SubwordKind::kWordPiece: return "wordpiece";
+    case SubwordKind::kUnigram: return "unigram";
+  }
+  return "unknown";
+}
+
+std::string InfoJson(const Model& model) {
+  const Provenance& p = model.provenance();
+  const TokenizerConfig& t = model.tokenizer_config();
+  char checksum[9];
+  std::snprintf(checksum, sizeof checksum, "%08x", model.checksum());
+  nlohmann::ordered_json j;
+  j["name"] = p.name;
+  j["description"] = p.description;
+  j["placeholder"] = p.placeholder;
+  j["dims"] = model.dims();
+  j["vocab_size"] = model.vocab_size();
+  j["dtype"] = dtype_name(model.dtype());
+  j["file_size"] = model.file_size();
+  j["normalize"] = model.normalize();
+  j["weighted"] = model.has_weights();
+  j["checksum"] = checksum;
+  j["teacher"] = p.teacher;
+  j["corpus"] = p.corpus;
+  j["corpus_hash"] = p.corpus_hash;
+  j["recipe"] = p.recipe;
+  j["created_by"] = p.created_by;
+  j["scores"] = nlohmann::ordered_json::array();
+  for (const Score& s : p.scores) {
+    j["scores"].push_back({{"task", s.task}, {"metric", s.metric}, {"value", s.value}});
+  }
+  j["extra"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : p.extra) j["extra"][key] = value;
+  j["tokenizer"] = {{"fold_case", t.fold_case},          {"strip_accents", t.strip_accents},
+                    {"cjk", CjkName(t.cjk)},              {"max_tokens", t.max_tokens},
+                    {"subword", SubwordName(t.subword.kind)}, {"subword_pieces", t.subword.pieces.size()}};
+  // Provenance strings are validated UTF-8 by the reader; replace rather than throw if one is not.
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// Resolves the encode dims for `params`, or fails.
+swe_status EncodeDims(const Model& model, const swe_encode_params* params, uint32_t* dims) {
+  uint32_t d = params ? params->dims : 0;
+  if (d > model.dims()) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, "dims " + std::to_string(d) + " exceeds the model's " +
+                                              std::to_string(model.dims()) + " dimensions");
+  }
+  *dims = d == 0 ? model.dims() : d;
+  return SWE_OK;
+}
+
+bool ValidText(const char* data, size_t size) { return data != nullptr || size == 0; }
+std::string_view View(const char* data, size_t size) { return size == 0 ? std::string_view() : std::string_view(data, size); }
+
+}  // namespace
+
+swe_status Fail(swe_status status, std::string message) {
+  g_last_error = std::move(message);
+  return status;
+}
+
+swe_status FromStatus(const Status& status, const std::string& context) {
+  if (status.ok()) return SWE_OK;
+  return Fail(static_cast<swe_status>(status.code()), context.empty() ? status.message() : context + ": " + status.message());
+}
+
+ReadLimits ToReadLimits(const swe_load_params* params) {
+  ReadLimits limits;
+  if (params) {
+    limits.max_payload_bytes = params->max_payload_bytes;
+    limits.max_rows = params->max_rows;
+    limits.max_dims = params->max_dims;
+  }
+  return limits;
+}
+
+swe_status ReadFile(const char* path, std::vector<uint8_t>* out) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (!f) return Fail(SWE_ERR_IO, std::string(path) + ": " + std::strerror(errno));
+  out->clear();
+  uint8_t buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out->insert(out->end(), buffer, buffer + n);
+  bool failed = std::ferror(f) != 0;
+  int error = errno;
+  std::fclose(f);
+  if (failed) return Fail(SWE_ERR_IO, std::string(path) + ": read failed: " + std::strerror(error));
+  return SWE_OK;
+}
+
+}  // namespace swe::capi
+
+using swe::capi::Fail;
+using swe::capi::FromStatus;
+using swe::capi::Guard;
+
+extern "C" {
+
+const char* swe_status_name(swe_status status) {
+  if (status == SWE_ERR_OUT_OF_MEMORY) return "out of memory";
+  if (status < SWE_OK || status > SWE_ERR_INTERNAL) return "unknown";
+  return swe::status_code_name(static_cast<swe::StatusCode>(status));
+}
+
+const char* swe_last_error(void) { return swe::capi::g_last_error.c_str(); }
+
+const char* swe_version(void) { return SWE_VERSION_STRING; }
+
+swe_load_params swe_load_default_params(void) {
+  swe::ReadLimits limits;
+  swe_load_params p;
+  p.max_payload_bytes = limits.max_payload_bytes;
+  p.max_rows = limits.max_rows;
+  p.max_dims = limits.max_dims;
+  return p;
+}
+
+swe_status swe_model_load_from_bytes(const uint8_t* data, size_t size, const swe_load_params* params,
+                                     swe_model** out) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(out != nullptr, "swe_model_load_from_bytes: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(data != nullptr || size == 0, "swe_model_load_from_bytes: data is NULL");
+    auto handle = std::make_unique<swe_model>();
+    static const uint8_t kEmpty = 0;
+    swe_status s = FromStatus(swe::ReadModel(data ? data : &kEmpty, size, &handle->model,
+                                             swe::capi::ToReadLimits(params)));
+    if (s != SWE_OK) return s;
+    if (!handle->model) return Fail(SWE_ERR_INTERNAL, "reader returned no model");
+    handle->info_json = swe::capi::InfoJson(*handle->model);
+    *out = handle.release();
+    return SWE_OK;
+  });
+}
+
+swe_status swe_model_load_from_file(const char* path, const swe_load_params* params, swe_model** out) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(out != nullptr, "swe_model_load_from_file: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(path != nullptr, "swe_model_load_from_file: path is NULL");
+    std::vector<uint8_t> bytes;
+    swe_status s = swe::capi::ReadFile(path, &bytes);
+    if (s != SWE_OK) return s;
+    s = swe_model_load_from_bytes(bytes.data(), bytes.size(), params, out);
+    if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
+    return SWE_OK;
+  });
+}
+
+void swe_model_free(swe_model* model) { delete model; }
+
+uint32_t swe_model_get_dims(const swe_model* model) { return model ? model->model->dims() : 0; }
+
+uint32_t swe_model_get_vocab_size(const swe_model* model) { return model ? model->model->vocab_size() : 0; }
+
+const char* swe_model_get_info_json(const swe_model* model) { return model ? model->info_json.c_str() : nullptr; }
+
+swe_status swe_model_get_word(const swe_model* model, uint32_t row, const char** out_data, size_t* out_size) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model && out_data && out_size, "swe_model_get_word: NULL argument");
+    if (row >= model->model->vocab_size()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "row " + std::to_string(row) + " is out of range (vocabulary of " +
+                                                std::to_string(model->model->vocab_size()) + " words)");
+    }
+    std::string_view word = model->model->word(row);
+    *out_data = word.data();
+    *out_size = word.size();
+    return SWE_OK;
+  });
+}
+
+swe_encode_params swe_encode_default_params(void) {
+  swe_encode_params p;
+  p.dims = 0;
+  return p;
+}
+
+uint32_t swe_model_get_encode_dims(const swe_model* model, const swe_encode_params* params) {
+  if (!model) return 0;
+  uint32_t d = params ? params->dims : 0;
+  if (d > model->model->dims()) return 0;
+  return d == 0 ? model->model->dims() : d;
+}
+
+swe_status swe_model_encode_text(const swe_model* model, const char* text, size_t text_size,
+                                 const swe_encode_params* params, float* out, size_t out_capacity,
+                                 uint32_t* out_n_words) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model && out, "swe_model_encode_text: NULL model or output");
+    SWE_CHECK_ARG(swe::capi::ValidText(text, text_size), "swe_model_encode_text: text is NULL");
+    uint32_t dims = 0;
+    if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+    if (out_capacity < dims) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) +
+                                                " floats is too small for " + std::to_string(dims) + " dimensions");
+    }
+    swe::EncodeOptions options;
+    options.dims = dims;
+    swe::Encoder encoder(*model->model, options);
+    uint32_t n_words = encoder.Encode(swe::capi::View(text, text_size), out);
+    if (out_n_words) *out_n_words = n_words;
+    return SWE_OK;
+  });
+}
+
+swe_status swe_model_encode_batch(const swe_model* model, const swe_text* texts, size_t n,
+                                  const swe_encode_params* params, float* out, size_t out_capacity) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model != nullptr, "swe_model_encode_batch: model is NULL");
+    SWE_CHECK_ARG(n == 0 || (texts && out), "swe_model_encode_batch: NULL texts or output");
+    uint32_t dims = 0;
+    if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+    if (n > out_capacity / dims) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) + " floats is too small for " +
+                                                std::to_string(n) + " x " + std::to_string(dims) + " floats");
+    }
+    std::vector<std::string_view> views(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!swe::capi::ValidText(texts[i].data, texts[i].size)) {
+        return Fail(SWE_ERR_INVALID_ARGUMENT, "swe_model_encode_batch: text " + std::to_string(i) + " is NULL");
+      }
+      views[i] = swe::capi::View(texts[i].data, texts[i].size);
+    }
+    swe::EncodeOptions options;
+    options.dims = dims;
+    swe::Encoder encoder(*model->model, options);
+    encoder.EncodeBatch(views.data(), n, out);
+    return SWE_OK;
+  });
+}
+
+swe_status swe_model_compute_similarity(const swe_model* model, const char* a, size_t a_size, const char* b,
+                                        size_t b_size, const swe_encode_params* params, float* out_score) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model && out_score, "swe_model_compute_similarity: NULL model or output");
+    SWE_CHECK_ARG(swe::capi::ValidText(a, a_size) && swe::capi::ValidText(b, b_size),
+                  "swe_model_compute_similarity: text is NULL");
+    uint32_t dims = 0;
+    if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+    swe::EncodeOptions options;
+    options.dims = dims;
+    swe::Encoder encoder(*model->model, options);
+    std::vector<float> va(dims), vb(dims);
+    encoder.Encode(swe::capi::View(a, a_size), va.data());
+    encoder.Encode(swe::capi::View(b, b_size), vb.data());
+    *out_score = swe::Cosine(va.data(), vb.data(), dims);
+    return SWE_OK;
+  });
+}
+
+const char* swe_match_name(int32_t match) {
+  switch (match) {
+    case SWE_MATCH_EXACT: return "exact";
+    case SWE_MATCH_FOLDED: return "folded";
+    case SWE_MATCH_STRIPPED: return "stripped";
+    case SWE_MATCH_PREFIX: return "prefix";
+    case SWE_MATCH_UNKNOWN: return "unknown";
+  }
+  return "invalid";
+}
+
+swe_status swe_model_analyze_text(const swe_model* model, const char* text, size_t text_size, swe_token* tokens,
+                                  size_t capacity, size_t* out_n_tokens) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model && out_n_tokens, "swe_model_analyze_text: NULL model or count");
+    *out_n_tokens = 0;
+    SWE_CHECK_ARG(swe::capi::ValidText(text, text_size), "swe_model_analyze_text: text is NULL");
+    SWE_CHECK_ARG(uint64_t{text_size} < (uint64_t{1} << 32) - 1, "swe_model_analyze_text: text of 4 GiB or more");
+    swe::Tokenizer tokenizer(*model->model);
+    std::vector<swe::Token> analyzed;
+    tokenizer.Analyze(swe::capi::View(text, text_size), &analyzed);
+    *out_n_tokens = analyzed.size();
+    if (tokens == nullptr) return SWE_OK;
+    if (capacity < analyzed.size()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "token buffer of " + std::to_string(capacity) + " is too small for " +
+                                                std::to_string(analyzed.size()) + " words");
+    }
+    for (size_t i = 0; i < analyzed.size(); ++i) {
+      tokens[i].begin = analyzed[i].begin;
+      tokens[i].end = analyzed[i].end;
+      tokens[i].row = analyzed[i].id;
+      tokens[i].match = static_cast<int32_t>(analyzed[i].match);
+    }
+    return SWE_OK;
+  });
+}
+
+void swe_free_bytes(void* data) { std::free(data); }
+
+}  // extern "C"

@@ -1,0 +1,196 @@
+// The C API (libswe/include/swe.h) over core: the flat cosine index.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "c_api_internal.h"
+
+using swe::capi::Fail;
+using swe::capi::FromStatus;
+using swe::capi::Guard;
+
+namespace {
+
+std::string Hex(uint32_t value) {
+  char text[9];
+  std::snprintf(text, sizeof text, "%08x", value);
+  return text;
+}
+
+swe_status WriteFileAtomically(const char* path, const std::vector<uint8_t>& bytes) {
+  std::string tmp = std::string(path) + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return Fail(SWE_ERR_IO, std::string(path) + ": " + std::strerror(errno));
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  int error = errno;
+  ok = (std::fclose(f) == 0) && ok;
+  if (ok && std::rename(tmp.c_str(), path) != 0) {
+    error = errno;
+    ok = false;
+  }
+  if (!ok) {
+    std::remove(tmp.c_str());
+    return Fail(SWE_ERR_IO, std::string(path) + ": write failed: " + std::strerror(error));
+  }
+  return SWE_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+swe_status swe_index_create(uint32_t dims, int32_t dtype, swe_index** out) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(out != nullptr, "swe_index_create: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(dtype == SWE_DTYPE_F32 || dtype == SWE_DTYPE_INT8, "index dtype must be f32 or int8");
+    SWE_CHECK_ARG(dims > 0, "index dims must be positive");
+    auto handle = std::make_unique<swe_index>();
+    swe_status s = FromStatus(swe::Index::Create(dims, static_cast<swe::DType>(dtype), &handle->index));
+    if (s != SWE_OK) return s;
+    *out = handle.release();
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_load_from_bytes(const uint8_t* data, size_t size, const swe_load_params* params,
+                                     swe_index** out) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(out != nullptr, "swe_index_load_from_bytes: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(data != nullptr || size == 0, "swe_index_load_from_bytes: data is NULL");
+    static const uint8_t kEmpty = 0;
+    auto handle = std::make_unique<swe_index>();
+    swe_status s = FromStatus(
+        swe::Index::Load(data ? data : &kEmpty, size, &handle->index, swe::capi::ToReadLimits(params)));
+    if (s != SWE_OK) return s;
+    if (!handle->index) return Fail(SWE_ERR_INTERNAL, "reader returned no index");
+    *out = handle.release();
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_load_from_file(const char* path, const swe_load_params* params, swe_index** out) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(out != nullptr, "swe_index_load_from_file: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(path != nullptr, "swe_index_load_from_file: path is NULL");
+    std::vector<uint8_t> bytes;
+    swe_status s = swe::capi::ReadFile(path, &bytes);
+    if (s != SWE_OK) return s;
+    s = swe_index_load_from_bytes(bytes.data(), bytes.size(), params, out);
+    if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
+    return SWE_OK;
+  });
+}
+
+void swe_index_free(swe_index* index) { delete index; }
+
+size_t swe_index_get_size(const swe_index* index) { return index ? index->index->size() : 0; }
+
+uint32_t swe_index_get_dims(const swe_index* index) { return index ? index->index->dims() : 0; }
+
+int32_t swe_index_get_dtype(const swe_index* index) {
+  return index ? static_cast<int32_t>(index->index->dtype()) : -1;
+}
+
+swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vectors, size_t n) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index != nullptr, "swe_index_add: index is NULL");
+    SWE_CHECK_ARG(n == 0 || (ids && vectors), "swe_index_add: NULL ids or vectors");
+    if (n == 0) return SWE_OK;
+    return FromStatus(index->index->AddBatch(ids, vectors, n));
+  });
+}
+
+swe_status swe_index_remove(swe_index* index, uint64_t id) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index != nullptr, "swe_index_remove: index is NULL");
+    return FromStatus(index->index->Remove(id));
+  });
+}
+
+// Not through Guard: its error codes are not answers here. Index::Contains cannot throw.
+int32_t swe_index_contains(const swe_index* index, uint64_t id) {
+  return index != nullptr && index->index->Contains(id) ? 1 : 0;
+}
+
+swe_status swe_index_search(const swe_index* index, const float* query, uint32_t query_dims, size_t k,
+                            uint64_t* out_ids, float* out_scores, size_t* out_n) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && query && out_n, "swe_index_search: NULL index, query or count");
+    *out_n = 0;
+    SWE_CHECK_ARG(k == 0 || (out_ids && out_scores), "swe_index_search: NULL output arrays");
+    if (query_dims != index->index->dims()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "query has " + std::to_string(query_dims) + " dimensions, the index " +
+                                                std::to_string(index->index->dims()));
+    }
+    if (k == 0) return SWE_OK;
+    std::vector<swe::SearchHit> hits;
+    swe_status s = FromStatus(index->index->Search(query, k, &hits));
+    if (s != SWE_OK) return s;
+    if (hits.size() > k) hits.resize(k);
+    for (size_t i = 0; i < hits.size(); ++i) {
+      out_ids[i] = hits[i].id;
+      out_scores[i] = hits[i].score;
+    }
+    *out_n = hits.size();
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_set_model(swe_index* index, const swe_model* model) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && model, "swe_index_set_model: NULL index or model");
+    index->index->set_model(model->model->provenance().name, model->model->checksum());
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_check_model(const swe_index* index, const swe_model* model) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && model, "swe_index_check_model: NULL index or model");
+    const swe::Index& ix = *index->index;
+    const swe::Model& m = *model->model;
+    if (ix.model_checksum() != 0 && ix.model_checksum() != m.checksum()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "the index was built with model '" + ix.model_name() + "' (checksum " +
+                                                Hex(ix.model_checksum()) + "), not '" + m.provenance().name +
+                                                "' (checksum " + Hex(m.checksum()) + ")");
+    }
+    if (ix.dims() > m.dims()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "the index has " + std::to_string(ix.dims()) + " dimensions, the model only " +
+                                                std::to_string(m.dims()));
+    }
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, size_t* out_size) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && out_data && out_size, "swe_index_save_to_bytes: NULL argument");
+    *out_data = nullptr;
+    *out_size = 0;
+    std::vector<uint8_t> bytes;
+    swe_status s = FromStatus(index->index->Save(&bytes));
+    if (s != SWE_OK) return s;
+    auto* data = static_cast<uint8_t*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
+    if (!data) return Fail(SWE_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!bytes.empty()) std::memcpy(data, bytes.data(), bytes.size());
+    *out_data = data;
+    *out_size = bytes.size();
+    return SWE_OK;
+  });
+}
+
+swe_status swe_index_save_to_file(const swe_index* index, const char* path) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index && path, "swe_index_save_to_file: NULL index or path");
+    std::vector<uint8_t> bytes;
+    swe_status s = FromStatus(index->index->Save(&bytes));
+    if (s != SWE_OK) return s;
+    return WriteFileAtomically(path, bytes);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,614 @@
+// libswe's C API (libswe/include/swe.h), linked as the shared library: every function, its error paths,
+// and that its results equal core's.
+#include "swe.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/test_models.h"
+#include "swe/encoder.h"
+#include "swe/model_file.h"
+#include "swe/tokenizer.h"
+
+namespace {
+
+const std::vector<std::string> kWords = {"the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park",
+                                         "stock", "market", "fell", "rain", "café", "new", "york"};
+constexpr uint32_t kDims = 24;
+const std::vector<std::string> kTexts = {"The cat sat on the mat.", "A dog ran in the park", "", "zzz qqq",
+                                         "Stock market fell; rain in New York", "CAFÉ café Cafe"};
+
+swe::ModelContents Contents(uint32_t seed = 7) {
+  swe::ModelContents c = swe::testing::RandomContents(kWords, kDims, seed);
+  c.provenance.name = "c-api-test";
+  c.provenance.description = "a test model";
+  c.provenance.teacher = "teacher-x";
+  c.provenance.placeholder = true;
+  c.provenance.scores.push_back({"sts-b", "spearman", 0.5});
+  c.provenance.extra.push_back({"key", "value"});
+  return c;
+}
+
+struct ModelDeleter {
+  void operator()(swe_model* m) const { swe_model_free(m); }
+};
+using ModelPtr = std::unique_ptr<swe_model, ModelDeleter>;
+struct IndexDeleter {
+  void operator()(swe_index* i) const { swe_index_free(i); }
+};
+using IndexPtr = std::unique_ptr<swe_index, IndexDeleter>;
+
+class CApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bytes_ = swe::testing::ModelBytes(Contents());
+    swe_model* m = nullptr;
+    ASSERT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), nullptr, &m), SWE_OK) << swe_last_error();
+    model_.reset(m);
+    ASSERT_TRUE(swe::ReadModel(bytes_.data(), bytes_.size(), &core_).ok());
+  }
+
+  std::vector<float> CoreEncode(const std::string& text, uint32_t dims = 0, uint32_t* n_words = nullptr) {
+    swe::EncodeOptions options;
+    options.dims = dims;
+    swe::Encoder encoder(*core_, options);
+    std::vector<float> v(encoder.dims());
+    uint32_t n = encoder.Encode(text, v.data());
+    if (n_words) *n_words = n;
+    return v;
+  }
+
+  std::vector<float> Encode(const std::string& text, uint32_t dims = 0) {
+    swe_encode_params params = swe_encode_default_params();
+    params.dims = dims;
+    std::vector<float> v(swe_model_get_encode_dims(model_.get(), &params));
+    EXPECT_EQ(swe_model_encode_text(model_.get(), text.data(), text.size(), &params, v.data(), v.size(), nullptr), SWE_OK)
+        << swe_last_error();
+    return v;
+  }
+
+  IndexPtr MakeIndex(int32_t dtype) {
+    swe_index* raw = nullptr;
+    EXPECT_EQ(swe_index_create(kDims, dtype, &raw), SWE_OK) << swe_last_error();
+    IndexPtr index(raw);
+    std::vector<uint64_t> ids;
+    std::vector<float> vectors;
+    for (size_t i = 0; i < kTexts.size(); ++i) {
+      if (kTexts[i].empty() || kTexts[i] == "zzz qqq") continue;
+      ids.push_back(100 + i);
+      std::vector<float> v = Encode(kTexts[i]);
+      vectors.insert(vectors.end(), v.begin(), v.end());
+    }
+    EXPECT_EQ(swe_index_add(index.get(), ids.data(), vectors.data(), ids.size()), SWE_OK) << swe_last_error();
+    return index;
+  }
+
+  std::vector<uint8_t> bytes_;
+  ModelPtr model_;
+  std::unique_ptr<swe::Model> core_;
+};
+
+bool BitEqual(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("swe_c_api_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+TEST(CApi, VersionAndNames) {
+  EXPECT_STREQ(swe_version(), SWE_EXPECTED_VERSION);
+  EXPECT_STREQ(swe_status_name(SWE_OK), "ok");
+  EXPECT_STREQ(swe_status_name(SWE_ERR_CORRUPT), "corrupt");
+  EXPECT_STREQ(swe_status_name(SWE_ERR_IO), "io");
+  EXPECT_STREQ(swe_status_name(SWE_ERR_OUT_OF_MEMORY), "out of memory");
+  EXPECT_STREQ(swe_status_name(99), "unknown");
+  EXPECT_STREQ(swe_status_name(-1), "unknown");
+  EXPECT_STREQ(swe_match_name(SWE_MATCH_EXACT), "exact");
+  EXPECT_STREQ(swe_match_name(SWE_MATCH_FOLDED), "folded");
+  EXPECT_STREQ(swe_match_name(SWE_MATCH_STRIPPED), "stripped");
+  EXPECT_STREQ(swe_match_name(SWE_MATCH_PREFIX), "prefix");
+  EXPECT_STREQ(swe_match_name(SWE_MATCH_UNKNOWN), "unknown");
+  EXPECT_STREQ(swe_match_name(42), "invalid");
+  EXPECT_EQ(sizeof(swe_token), 16u);
+  // The codes mirror core's.
+  EXPECT_EQ(SWE_ERR_INVALID_ARGUMENT, static_cast<int>(swe::StatusCode::kInvalidArgument));
+  EXPECT_EQ(SWE_ERR_CORRUPT, static_cast<int>(swe::StatusCode::kCorrupt));
+  EXPECT_EQ(SWE_ERR_UNSUPPORTED, static_cast<int>(swe::StatusCode::kUnsupported));
+  EXPECT_EQ(SWE_ERR_TOO_LARGE, static_cast<int>(swe::StatusCode::kTooLarge));
+  EXPECT_EQ(SWE_ERR_IO, static_cast<int>(swe::StatusCode::kIo));
+  EXPECT_EQ(SWE_ERR_NOT_FOUND, static_cast<int>(swe::StatusCode::kNotFound));
+  EXPECT_EQ(SWE_ERR_INTERNAL, static_cast<int>(swe::StatusCode::kInternal));
+  EXPECT_EQ(SWE_DTYPE_INT8, static_cast<int>(swe::DType::kInt8));
+  EXPECT_EQ(SWE_MATCH_PREFIX, static_cast<int>(swe::Match::kPrefix));
+}
+
+TEST_F(CApiTest, ModelGetters) {
+  EXPECT_EQ(swe_model_get_dims(model_.get()), kDims);
+  EXPECT_EQ(swe_model_get_vocab_size(model_.get()), kWords.size());
+  EXPECT_EQ(swe_model_get_dims(nullptr), 0u);
+  EXPECT_EQ(swe_model_get_vocab_size(nullptr), 0u);
+  EXPECT_EQ(swe_model_get_info_json(nullptr), nullptr);
+  swe_model_free(nullptr);
+
+  nlohmann::json info = nlohmann::json::parse(swe_model_get_info_json(model_.get()));
+  EXPECT_EQ(info["name"], "c-api-test");
+  EXPECT_EQ(info["description"], "a test model");
+  EXPECT_EQ(info["teacher"], "teacher-x");
+  EXPECT_EQ(info["placeholder"], true);
+  EXPECT_EQ(info["dims"], kDims);
+  EXPECT_EQ(info["vocab_size"], kWords.size());
+  EXPECT_EQ(info["dtype"], "f32");
+  EXPECT_EQ(info["file_size"], bytes_.size());
+  EXPECT_EQ(info["normalize"], true);
+  EXPECT_EQ(info["checksum"].get<std::string>().size(), 8u);
+  ASSERT_EQ(info["scores"].size(), 1u);
+  EXPECT_EQ(info["scores"][0]["task"], "sts-b");
+  EXPECT_DOUBLE_EQ(info["scores"][0]["value"].get<double>(), 0.5);
+  EXPECT_EQ(info["extra"]["key"], "value");
+  EXPECT_EQ(info["tokenizer"]["fold_case"], true);
+
+  for (uint32_t row = 0; row < kWords.size(); ++row) {
+    const char* data = nullptr;
+    size_t size = 0;
+    ASSERT_EQ(swe_model_get_word(model_.get(), row, &data, &size), SWE_OK);
+    EXPECT_EQ(std::string(data, size), std::string(core_->word(row)));
+  }
+  const char* data = nullptr;
+  size_t size = 0;
+  EXPECT_EQ(swe_model_get_word(model_.get(), static_cast<uint32_t>(kWords.size()), &data, &size),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("out of range"), std::string::npos);
+  EXPECT_EQ(swe_model_get_word(nullptr, 0, &data, &size), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_get_word(model_.get(), 0, nullptr, &size), SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiTest, LoadRejectsBadArguments) {
+  swe_model* m = reinterpret_cast<swe_model*>(0x1);
+  EXPECT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), nullptr, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("out is NULL"), std::string::npos);
+  EXPECT_EQ(swe_model_load_from_bytes(nullptr, 10, nullptr, &m), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(swe_model_load_from_bytes(nullptr, 0, nullptr, &m), SWE_OK);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_EQ(swe_model_load_from_file(nullptr, nullptr, &m), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_load_from_file("x", nullptr, nullptr), SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiTest, LoadRejectsCorruptBytes) {
+  swe_model* m = nullptr;
+  std::vector<uint8_t> garbage(1000, 0xAB);
+  EXPECT_EQ(swe_model_load_from_bytes(garbage.data(), garbage.size(), nullptr, &m), SWE_ERR_CORRUPT);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_STRNE(swe_last_error(), "");
+
+  std::vector<uint8_t> damaged = bytes_;
+  damaged[damaged.size() / 2] ^= 0x5A;
+  EXPECT_EQ(swe_model_load_from_bytes(damaged.data(), damaged.size(), nullptr, &m), SWE_ERR_CORRUPT);
+  EXPECT_EQ(m, nullptr);
+
+  for (size_t cut : {size_t{0}, size_t{7}, size_t{20}, bytes_.size() / 2, bytes_.size() - 1}) {
+    EXPECT_NE(swe_model_load_from_bytes(bytes_.data(), cut, nullptr, &m), SWE_OK) << cut;
+    EXPECT_EQ(m, nullptr);
+    EXPECT_STRNE(swe_last_error(), "");
+  }
+}
+
+TEST_F(CApiTest, LoadAppliesLimits) {
+  swe_load_params params = swe_load_default_params();
+  swe::ReadLimits defaults;
+  EXPECT_EQ(params.max_payload_bytes, defaults.max_payload_bytes);
+  EXPECT_EQ(params.max_rows, defaults.max_rows);
+  EXPECT_EQ(params.max_dims, defaults.max_dims);
+  params.max_rows = 3;
+  swe_model* m = nullptr;
+  EXPECT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), &params, &m), SWE_ERR_TOO_LARGE);
+  EXPECT_EQ(m, nullptr);
+  params = swe_load_default_params();
+  params.max_payload_bytes = 16;
+  EXPECT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), &params, &m), SWE_ERR_TOO_LARGE);
+}
+
+TEST_F(CApiTest, LoadFromFile) {
+  std::string path = TempPath("model.swe");
+  WriteBytes(path, bytes_);
+  swe_model* m = nullptr;
+  ASSERT_EQ(swe_model_load_from_file(path.c_str(), nullptr, &m), SWE_OK) << swe_last_error();
+  EXPECT_STREQ(swe_model_get_info_json(m), swe_model_get_info_json(model_.get()));
+  swe_model_free(m);
+
+  std::string missing = TempPath("missing.swe");
+  EXPECT_EQ(swe_model_load_from_file(missing.c_str(), nullptr, &m), SWE_ERR_IO);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(std::string(swe_last_error()).find(missing), std::string::npos);
+
+  WriteBytes(path, std::vector<uint8_t>(100, 7));
+  EXPECT_EQ(swe_model_load_from_file(path.c_str(), nullptr, &m), SWE_ERR_CORRUPT);
+  EXPECT_EQ(std::string(swe_last_error()).rfind(path + ": ", 0), 0u) << swe_last_error();
+  std::remove(path.c_str());
+}
+
+TEST_F(CApiTest, EncodeEqualsCore) {
+  for (const std::string& text : kTexts) {
+    uint32_t core_words = 0, c_words = 99;
+    std::vector<float> expected = CoreEncode(text, 0, &core_words);
+    std::vector<float> v(kDims);
+    ASSERT_EQ(swe_model_encode_text(model_.get(), text.data(), text.size(), nullptr, v.data(), v.size(), &c_words),
+              SWE_OK);
+    EXPECT_TRUE(BitEqual(v, expected)) << text;
+    EXPECT_EQ(c_words, core_words) << text;
+  }
+  // Truncated vectors, renormalised.
+  for (uint32_t dims : {1u, 8u, kDims}) {
+    EXPECT_TRUE(BitEqual(Encode(kTexts[0], dims), CoreEncode(kTexts[0], dims))) << dims;
+  }
+}
+
+TEST_F(CApiTest, EncodeReadsOnlyTheGivenBytes) {
+  std::string buffer = "cat sat dog ran";
+  std::vector<float> v(kDims);
+  ASSERT_EQ(swe_model_encode_text(model_.get(), buffer.data(), 7, nullptr, v.data(), v.size(), nullptr), SWE_OK);
+  EXPECT_TRUE(BitEqual(v, CoreEncode("cat sat")));
+  // NULL with length 0 is the empty text: the zero vector.
+  ASSERT_EQ(swe_model_encode_text(model_.get(), nullptr, 0, nullptr, v.data(), v.size(), nullptr), SWE_OK);
+  for (float x : v) EXPECT_EQ(x, 0.0f);
+}
+
+TEST_F(CApiTest, EncodeRejectsBadArguments) {
+  std::vector<float> v(kDims);
+  const std::string text = "cat";
+  EXPECT_EQ(swe_model_encode_text(nullptr, text.data(), text.size(), nullptr, v.data(), v.size(), nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_encode_text(model_.get(), nullptr, 3, nullptr, v.data(), v.size(), nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_encode_text(model_.get(), text.data(), text.size(), nullptr, nullptr, v.size(), nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_encode_text(model_.get(), text.data(), text.size(), nullptr, v.data(), kDims - 1, nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("too small"), std::string::npos);
+  swe_encode_params params = swe_encode_default_params();
+  EXPECT_EQ(params.dims, 0u);
+  params.dims = kDims + 1;
+  EXPECT_EQ(swe_model_get_encode_dims(model_.get(), &params), 0u);
+  EXPECT_EQ(swe_model_encode_text(model_.get(), text.data(), text.size(), &params, v.data(), v.size(), nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("exceeds"), std::string::npos);
+  params.dims = 5;
+  EXPECT_EQ(swe_model_get_encode_dims(model_.get(), &params), 5u);
+  EXPECT_EQ(swe_model_get_encode_dims(model_.get(), nullptr), kDims);
+  EXPECT_EQ(swe_model_get_encode_dims(nullptr, nullptr), 0u);
+}
+
+TEST_F(CApiTest, BatchEqualsSingle) {
+  std::vector<swe_text> texts;
+  for (const std::string& t : kTexts) texts.push_back({t.data(), t.size()});
+  for (uint32_t dims : {0u, 10u}) {
+    swe_encode_params params = swe_encode_default_params();
+    params.dims = dims;
+    uint32_t d = swe_model_get_encode_dims(model_.get(), &params);
+    std::vector<float> out(texts.size() * d);
+    ASSERT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, out.data(), out.size()), SWE_OK)
+        << swe_last_error();
+    for (size_t i = 0; i < kTexts.size(); ++i) {
+      std::vector<float> row(out.begin() + i * d, out.begin() + (i + 1) * d);
+      EXPECT_TRUE(BitEqual(row, CoreEncode(kTexts[i], dims))) << i;
+    }
+    EXPECT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, out.data(), out.size() - 1),
+              SWE_ERR_INVALID_ARGUMENT);
+  }
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), nullptr, 0, nullptr, nullptr, 0), SWE_OK);
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), nullptr, 2, nullptr, nullptr, 0), SWE_ERR_INVALID_ARGUMENT);
+  std::vector<float> out(2 * kDims);
+  swe_text bad[2] = {{"cat", 3}, {nullptr, 4}};
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), bad, 2, nullptr, out.data(), out.size()), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("text 1"), std::string::npos);
+}
+
+TEST_F(CApiTest, Similarity) {
+  for (const std::string& a : kTexts) {
+    for (const std::string& b : kTexts) {
+      float score = -5;
+      ASSERT_EQ(swe_model_compute_similarity(model_.get(), a.data(), a.size(), b.data(), b.size(), nullptr, &score),
+                SWE_OK);
+      std::vector<float> va = CoreEncode(a), vb = CoreEncode(b);
+      EXPECT_EQ(score, swe::Cosine(va.data(), vb.data(), kDims)) << a << " | " << b;
+    }
+  }
+  float score = 0;
+  const std::string t = "cat sat";
+  ASSERT_EQ(swe_model_compute_similarity(model_.get(), t.data(), t.size(), t.data(), t.size(), nullptr, &score), SWE_OK);
+  EXPECT_NEAR(score, 1.0f, 1e-5);
+  EXPECT_EQ(swe_model_compute_similarity(model_.get(), t.data(), t.size(), "zzz", 3, nullptr, &score), SWE_OK);
+  EXPECT_EQ(score, 0.0f);
+  EXPECT_EQ(swe_model_compute_similarity(model_.get(), t.data(), t.size(), t.data(), t.size(), nullptr, nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_compute_similarity(model_.get(), nullptr, 1, t.data(), t.size(), nullptr, &score),
+            SWE_ERR_INVALID_ARGUMENT);
+  swe_encode_params params = swe_encode_default_params();
+  params.dims = 6;
+  ASSERT_EQ(swe_model_compute_similarity(model_.get(), kTexts[0].data(), kTexts[0].size(), kTexts[1].data(),
+                                         kTexts[1].size(), &params, &score),
+            SWE_OK);
+  std::vector<float> va = CoreEncode(kTexts[0], 6), vb = CoreEncode(kTexts[1], 6);
+  EXPECT_EQ(score, swe::Cosine(va.data(), vb.data(), 6));
+}
+
+TEST_F(CApiTest, AnalyzeEqualsCore) {
+  swe::Tokenizer tokenizer(*core_);
+  for (const std::string& text : kTexts) {
+    std::vector<swe::Token> expected;
+    tokenizer.Analyze(text, &expected);
+    size_t n = 99;
+    ASSERT_EQ(swe_model_analyze_text(model_.get(), text.data(), text.size(), nullptr, 0, &n), SWE_OK);
+    ASSERT_EQ(n, expected.size()) << text;
+    std::vector<swe_token> tokens(n + 1);
+    ASSERT_EQ(swe_model_analyze_text(model_.get(), text.data(), text.size(), tokens.data(), tokens.size(), &n), SWE_OK);
+    ASSERT_EQ(n, expected.size());
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(tokens[i].begin, expected[i].begin);
+      EXPECT_EQ(tokens[i].end, expected[i].end);
+      EXPECT_EQ(tokens[i].row, expected[i].id);
+      EXPECT_EQ(tokens[i].match, static_cast<int32_t>(expected[i].match));
+    }
+  }
+  // Known and skipped words, and how they matched.
+  const std::string text = "The zzz CAFÉ";
+  std::vector<swe_token> tokens(3);
+  size_t n = 0;
+  ASSERT_EQ(swe_model_analyze_text(model_.get(), text.data(), text.size(), tokens.data(), 3, &n), SWE_OK);
+  ASSERT_EQ(n, 3u);
+  EXPECT_EQ(tokens[0].match, SWE_MATCH_FOLDED);
+  EXPECT_EQ(tokens[0].row, core_->find("the"));
+  EXPECT_EQ(tokens[1].match, SWE_MATCH_UNKNOWN);
+  EXPECT_EQ(tokens[1].row, -1);
+  EXPECT_EQ(text.substr(tokens[2].begin, tokens[2].end - tokens[2].begin), "CAFÉ");
+
+  EXPECT_EQ(swe_model_analyze_text(model_.get(), text.data(), text.size(), tokens.data(), 2, &n),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(n, 3u);  // the count needed, for a retry
+  EXPECT_EQ(swe_model_analyze_text(model_.get(), text.data(), text.size(), tokens.data(), 3, nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_analyze_text(nullptr, text.data(), text.size(), tokens.data(), 3, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_analyze_text(model_.get(), nullptr, 5, tokens.data(), 3, &n), SWE_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(swe_model_analyze_text(model_.get(), nullptr, 0, nullptr, 0, &n), SWE_OK);
+  EXPECT_EQ(n, 0u);
+}
+
+// swe_index_contains answers 1 or 0, never a status code (it once went through the status guard,
+// whose failure value would have read as SWE_ERR_INTERNAL = 7).
+TEST_F(CApiTest, IndexContainsAnswersOnlyOneOrZero) {
+  IndexPtr index = MakeIndex(SWE_DTYPE_INT8);
+  std::set<uint64_t> present;
+  for (uint64_t id = 0; id < 200; ++id) {
+    if (swe_index_contains(index.get(), id) == 1) present.insert(id);
+    else EXPECT_EQ(swe_index_contains(index.get(), id), 0) << id;
+  }
+  EXPECT_EQ(present.size(), swe_index_get_size(index.get()));
+  EXPECT_EQ(swe_index_contains(index.get(), UINT64_MAX), 0);
+  EXPECT_EQ(swe_index_contains(nullptr, *present.begin()), 0);
+  ASSERT_EQ(swe_index_remove(index.get(), *present.begin()), SWE_OK);
+  EXPECT_EQ(swe_index_contains(index.get(), *present.begin()), 0);
+}
+
+TEST_F(CApiTest, IndexSearchRemoveContains) {
+  for (int32_t dtype : {SWE_DTYPE_F32, SWE_DTYPE_INT8}) {
+    IndexPtr index = MakeIndex(dtype);
+    ASSERT_TRUE(index);
+    EXPECT_EQ(swe_index_get_size(index.get()), 4u);
+    EXPECT_EQ(swe_index_get_dims(index.get()), kDims);
+    EXPECT_EQ(swe_index_get_dtype(index.get()), dtype);
+    EXPECT_EQ(swe_index_contains(index.get(), 100), 1);
+    EXPECT_EQ(swe_index_contains(index.get(), 102), 0);
+
+    std::vector<float> query = Encode(kTexts[1]);
+    uint64_t ids[8];
+    float scores[8];
+    size_t n = 0;
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 8, ids, scores, &n), SWE_OK) << swe_last_error();
+    ASSERT_EQ(n, 4u);
+    EXPECT_EQ(ids[0], 101u);
+    EXPECT_NEAR(scores[0], 1.0f, dtype == SWE_DTYPE_INT8 ? 2e-2 : 1e-5);
+    for (size_t i = 1; i < n; ++i) EXPECT_GE(scores[i - 1], scores[i]);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 2, ids, scores, &n), SWE_OK);
+    EXPECT_EQ(n, 2u);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 0, nullptr, nullptr, &n), SWE_OK);
+    EXPECT_EQ(n, 0u);
+
+    EXPECT_EQ(swe_index_remove(index.get(), 101), SWE_OK);
+    EXPECT_EQ(swe_index_get_size(index.get()), 3u);
+    EXPECT_EQ(swe_index_contains(index.get(), 101), 0);
+    EXPECT_EQ(swe_index_remove(index.get(), 101), SWE_ERR_NOT_FOUND);
+    EXPECT_STRNE(swe_last_error(), "");
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 8, ids, scores, &n), SWE_OK);
+    EXPECT_EQ(n, 3u);
+    for (size_t i = 0; i < n; ++i) EXPECT_NE(ids[i], 101u);
+
+    // Re-adding an id replaces its vector.
+    uint64_t id = 100;
+    ASSERT_EQ(swe_index_add(index.get(), &id, query.data(), 1), SWE_OK);
+    EXPECT_EQ(swe_index_get_size(index.get()), 3u);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 1, ids, scores, &n), SWE_OK);
+    EXPECT_EQ(ids[0], 100u);
+  }
+}
+
+TEST_F(CApiTest, IndexRejectsBadArguments) {
+  swe_index* raw = reinterpret_cast<swe_index*>(0x1);
+  EXPECT_EQ(swe_index_create(kDims, SWE_DTYPE_F16, &raw), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(raw, nullptr);
+  EXPECT_EQ(swe_index_create(kDims, 77, &raw), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_create(0, SWE_DTYPE_F32, &raw), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_create(kDims, SWE_DTYPE_F32, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_get_size(nullptr), 0u);
+  EXPECT_EQ(swe_index_get_dims(nullptr), 0u);
+  EXPECT_EQ(swe_index_get_dtype(nullptr), -1);
+  EXPECT_EQ(swe_index_contains(nullptr, 1), 0);
+  swe_index_free(nullptr);
+
+  IndexPtr index = MakeIndex(SWE_DTYPE_F32);
+  std::vector<float> v(kDims, 0.5f);
+  uint64_t id = 1;
+  EXPECT_EQ(swe_index_add(nullptr, &id, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_add(index.get(), nullptr, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_add(index.get(), &id, nullptr, 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_add(index.get(), nullptr, nullptr, 0), SWE_OK);
+  v[3] = std::nanf("");
+  EXPECT_EQ(swe_index_add(index.get(), &id, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("non-finite"), std::string::npos);
+  EXPECT_EQ(swe_index_remove(nullptr, 1), SWE_ERR_INVALID_ARGUMENT);
+
+  std::vector<float> query = Encode(kTexts[0]);
+  uint64_t ids[4];
+  float scores[4];
+  size_t n = 9;
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims - 1, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(n, 0u);
+  EXPECT_NE(std::string(swe_last_error()).find("dimensions"), std::string::npos);
+  EXPECT_EQ(swe_index_search(index.get(), nullptr, kDims, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, nullptr, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, ids, scores, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(nullptr, query.data(), kDims, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  query[0] = INFINITY;
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  // A huge k on a small index writes only the hits there are, or fails cleanly: never throws or crashes.
+  query = Encode(kTexts[0]);
+  swe_status s = swe_index_search(index.get(), query.data(), kDims, SIZE_MAX, ids, scores, &n);
+  if (s == SWE_OK) {
+    EXPECT_EQ(n, 4u);
+  } else {
+    EXPECT_TRUE(s == SWE_ERR_OUT_OF_MEMORY || s == SWE_ERR_INVALID_ARGUMENT || s == SWE_ERR_INTERNAL) << s;
+  }
+}
+
+TEST_F(CApiTest, IndexSaveAndLoad) {
+  IndexPtr index = MakeIndex(SWE_DTYPE_INT8);
+  ASSERT_EQ(swe_index_set_model(index.get(), model_.get()), SWE_OK);
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(swe_index_save_to_bytes(index.get(), &data, &size), SWE_OK) << swe_last_error();
+  ASSERT_NE(data, nullptr);
+  ASSERT_GT(size, 0u);
+  swe_index* raw = nullptr;
+  ASSERT_EQ(swe_index_load_from_bytes(data, size, nullptr, &raw), SWE_OK) << swe_last_error();
+  IndexPtr loaded(raw);
+  EXPECT_EQ(swe_index_get_size(loaded.get()), 4u);
+  EXPECT_EQ(swe_index_get_dtype(loaded.get()), SWE_DTYPE_INT8);
+  EXPECT_EQ(swe_index_check_model(loaded.get(), model_.get()), SWE_OK) << swe_last_error();
+
+  std::vector<float> query = Encode(kTexts[4]);
+  uint64_t ids_a[4], ids_b[4];
+  float scores_a[4], scores_b[4];
+  size_t na = 0, nb = 0;
+  ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, ids_a, scores_a, &na), SWE_OK);
+  ASSERT_EQ(swe_index_search(loaded.get(), query.data(), kDims, 4, ids_b, scores_b, &nb), SWE_OK);
+  ASSERT_EQ(na, nb);
+  for (size_t i = 0; i < na; ++i) {
+    EXPECT_EQ(ids_a[i], ids_b[i]);
+    EXPECT_EQ(scores_a[i], scores_b[i]);
+  }
+
+  // Corrupt and truncated bytes fail cleanly.
+  std::vector<uint8_t> damaged(data, data + size);
+  damaged[size / 2] ^= 0x33;
+  EXPECT_EQ(swe_index_load_from_bytes(damaged.data(), damaged.size(), nullptr, &raw), SWE_ERR_CORRUPT);
+  EXPECT_EQ(raw, nullptr);
+  EXPECT_NE(swe_index_load_from_bytes(data, size / 2, nullptr, &raw), SWE_OK);
+  EXPECT_EQ(swe_index_load_from_bytes(nullptr, 5, nullptr, &raw), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_load_from_bytes(data, size, nullptr, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  // A model file is not an index.
+  EXPECT_NE(swe_index_load_from_bytes(bytes_.data(), bytes_.size(), nullptr, &raw), SWE_OK);
+  EXPECT_EQ(raw, nullptr);
+  swe_free_bytes(data);
+  swe_free_bytes(nullptr);
+  EXPECT_EQ(swe_index_save_to_bytes(nullptr, &data, &size), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_save_to_bytes(index.get(), nullptr, &size), SWE_ERR_INVALID_ARGUMENT);
+
+  // Files.
+  std::string path = TempPath("index.swe");
+  ASSERT_EQ(swe_index_save_to_file(index.get(), path.c_str()), SWE_OK) << swe_last_error();
+  ASSERT_EQ(swe_index_load_from_file(path.c_str(), nullptr, &raw), SWE_OK) << swe_last_error();
+  EXPECT_EQ(swe_index_get_size(raw), 4u);
+  swe_index_free(raw);
+  std::remove(path.c_str());
+  EXPECT_EQ(swe_index_load_from_file(path.c_str(), nullptr, &raw), SWE_ERR_IO);
+  EXPECT_NE(std::string(swe_last_error()).find(path), std::string::npos);
+  EXPECT_EQ(swe_index_save_to_file(index.get(), "/nonexistent-dir/x/index.swe"), SWE_ERR_IO);
+  EXPECT_EQ(swe_index_save_to_file(index.get(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiTest, IndexRemembersItsModel) {
+  IndexPtr index = MakeIndex(SWE_DTYPE_F32);
+  EXPECT_EQ(swe_index_check_model(index.get(), model_.get()), SWE_OK);  // no model recorded yet
+  ASSERT_EQ(swe_index_set_model(index.get(), model_.get()), SWE_OK);
+  EXPECT_EQ(swe_index_check_model(index.get(), model_.get()), SWE_OK);
+
+  std::vector<uint8_t> other_bytes = swe::testing::ModelBytes(Contents(8));
+  swe_model* other = nullptr;
+  ASSERT_EQ(swe_model_load_from_bytes(other_bytes.data(), other_bytes.size(), nullptr, &other), SWE_OK);
+  EXPECT_EQ(swe_index_check_model(index.get(), other), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("c-api-test"), std::string::npos);
+  swe_model_free(other);
+  EXPECT_EQ(swe_index_set_model(nullptr, model_.get()), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_check_model(index.get(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiTest, ModelIsSharedAcrossThreads) {
+  std::vector<std::vector<float>> expected;
+  for (const std::string& text : kTexts) expected.push_back(CoreEncode(text));
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round) {
+        const size_t i = static_cast<size_t>(round + t) % kTexts.size();
+        std::vector<float> v(kDims);
+        if (swe_model_encode_text(model_.get(), kTexts[i].data(), kTexts[i].size(), nullptr, v.data(), v.size(),
+                                  nullptr) != SWE_OK ||
+            !BitEqual(v, expected[i])) {
+          ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
+}
+
+TEST_F(CApiTest, LastErrorIsPerThread) {
+  swe_model* m = nullptr;
+  ASSERT_EQ(swe_model_load_from_file(nullptr, nullptr, &m), SWE_ERR_INVALID_ARGUMENT);
+  const std::string mine = swe_last_error();
+  std::string theirs_before, theirs_after;
+  std::thread([&] {
+    theirs_before = swe_last_error();
+    std::vector<uint8_t> garbage(64, 1);
+    swe_model* x = nullptr;
+    swe_model_load_from_bytes(garbage.data(), garbage.size(), nullptr, &x);
+    theirs_after = swe_last_error();
+  }).join();
+  EXPECT_EQ(theirs_before, "");
+  EXPECT_NE(theirs_after, "");
+  EXPECT_EQ(std::string(swe_last_error()), mine);
+  // Success does not clear it.
+  std::vector<float> v(kDims);
+  ASSERT_EQ(swe_model_encode_text(model_.get(), "cat", 3, nullptr, v.data(), v.size(), nullptr), SWE_OK);
+  EXPECT_EQ(std::string(swe_last_error()), mine);
+}
+
+}  // namespace
