@@ -28,7 +28,9 @@ declare -A variants=(
   [kd-nli0.5]='o[1]["weight"] = 0.5'
   [kd-nli0.02]='o[1]["weight"] = 0.02'
   [nli]='o[:] = [o[1]]'
+  [nli-2ep]='o[:] = [o[1]]; r["refine"]["max_epochs"] = 2'
   [distance]='o[:] = [{"kind": "distance", "weight": 1}]'
+  [distance-2ep]='o[:] = [{"kind": "distance", "weight": 1}]; r["refine"]["max_epochs"] = 2'
   [kd-distance]='o[:] = [o[0], {"kind": "distance", "weight": 1}]'
   [kd-nli-para]="o.append({\"kind\": \"contrastive\", \"weight\": 0.1, \"data\": [{\"path\": \"$para/coco_val2017.tsv\", \"max\": 10000}, {\"path\": \"$para/parasci.tsv\", \"max\": 5000}, {\"path\": \"$para/twitterurl.tsv\", \"max\": 5000}]})"
   [pca128]='o[:] = []; r["compress"] = {"method": "pca", "dims": 128}'
