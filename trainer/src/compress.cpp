@@ -9,30 +9,31 @@
 namespace swe::trainer {
 namespace {
 
-// −ΔR of z (unit rows taken inside) for one-hot `members` (m x classes).
-torch::Tensor McrLossTensor(const torch::Tensor& z, const torch::Tensor& members, double epsilon) {
+// −ΔR of z (unit rows taken inside) for the clusters' row indices `groups`.
+torch::Tensor McrLossTensor(const torch::Tensor& z, const std::vector<torch::Tensor>& groups, double epsilon) {
   torch::Tensor zn = Normalize(z);
   const int64_t m = zn.size(0), k = zn.size(1);
   const double e2 = epsilon * epsilon;
   torch::Tensor eye = torch::eye(k, zn.options());
-  auto rate = [&](const torch::Tensor& gram, double count) {
-    return 0.5 * torch::logdet(eye + (static_cast<double>(k) / (count * e2)) * gram);
+  auto rate = [&](const torch::Tensor& rows) {
+    const double count = static_cast<double>(rows.size(0));
+    return 0.5 * torch::logdet(eye + (static_cast<double>(k) / (count * e2)) * torch::matmul(rows.t(), rows));
   };
-  torch::Tensor whole = rate(torch::matmul(zn.t(), zn), static_cast<double>(m));
   torch::Tensor compressed = torch::zeros({}, zn.options());
-  for (int64_t j = 0; j < members.size(1); ++j) {
-    torch::Tensor w = members.select(1, j);
-    const double mj = w.sum().item<double>();
-    if (mj == 0) continue;
-    torch::Tensor zj = zn * w.unsqueeze(1);  // rows outside the cluster are zero: Z_jᵀZ_j
-    compressed = compressed + (mj / static_cast<double>(m)) * rate(torch::matmul(zj.t(), zj), mj);
+  for (const torch::Tensor& g : groups) {
+    if (g.numel() == 0) continue;
+    compressed = compressed + (static_cast<double>(g.numel()) / static_cast<double>(m)) * rate(zn.index_select(0, g));
   }
-  return compressed - whole;
+  return compressed - rate(zn);
 }
 
-torch::Tensor OneHot(const std::vector<uint32_t>& labels, int64_t classes, const torch::TensorOptions& options) {
-  std::vector<int64_t> l(labels.begin(), labels.end());
-  return torch::one_hot(torch::tensor(l, torch::kInt64), classes).to(options);
+// The row indices of each of `classes` clusters.
+std::vector<torch::Tensor> Groups(const std::vector<uint32_t>& labels, uint32_t classes, const torch::Device& device) {
+  std::vector<std::vector<int64_t>> rows(classes);
+  for (size_t i = 0; i < labels.size(); ++i) rows[labels[i]].push_back(static_cast<int64_t>(i));
+  std::vector<torch::Tensor> out;
+  for (const auto& r : rows) out.push_back(torch::tensor(r, torch::kInt64).to(device));
+  return out;
 }
 
 }  // namespace
@@ -40,7 +41,7 @@ torch::Tensor OneHot(const std::vector<uint32_t>& labels, int64_t classes, const
 double McrLoss(const float* z, const uint32_t* labels, uint32_t m, uint32_t k, uint32_t classes, double epsilon) {
   torch::NoGradGuard guard;
   torch::Tensor zt = torch::from_blob(const_cast<float*>(z), {m, k}, torch::kFloat32).to(torch::kFloat64);
-  return McrLossTensor(zt, OneHot(std::vector<uint32_t>(labels, labels + m), classes, zt.options()), epsilon)
+  return McrLossTensor(zt, Groups(std::vector<uint32_t>(labels, labels + m), classes, torch::kCPU), epsilon)
       .item<double>();
 }
 
@@ -101,7 +102,7 @@ Status FitCompression(const Matrix& x, const std::vector<uint32_t>* given, const
     torch::manual_seed(options.seed);
     torch::Tensor mean = torch::tensor(out->mean).to(device);
     torch::Tensor centred = ToTensor(x, device) - mean;
-    torch::Tensor members = OneHot(labels, options.clusters, centred.options());
+    const std::vector<torch::Tensor> members = Groups(labels, options.clusters, device);
     torch::Tensor p = ToTensor(out->components, device).t().contiguous().requires_grad_(true);
     torch::optim::Adam adam({p}, torch::optim::AdamOptions(options.lr));
     {
