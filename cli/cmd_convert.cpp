@@ -3,13 +3,14 @@
 #include <cstdio>
 #include <string>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
 #include "swe/formats/readers.h"
 #include "swe/model.h"
 #include "swe/model_file.h"
 #include "swe/tokenizer.h"
+#include "swe/util/file.h"
 
 namespace swe::cli {
 namespace {
@@ -51,10 +52,9 @@ std::string Stem(const std::string& path) {
 }
 
 DType ParseDtype(const std::string& text, const std::string& command) {
-  if (text == "f32") return DType::kF32;
-  if (text == "f16") return DType::kF16;
-  if (text == "int8") return DType::kInt8;
-  throw UsageError("--dtype must be f32, f16 or int8, not '" + text + "'", command);
+  DType dtype;
+  if (ParseDType(text, &dtype)) return dtype;
+  throw util::UsageError("--dtype must be f32, f16 or int8, not '" + text + "'", command);
 }
 
 // Words that tokenization turns into exactly themselves: the only ones a text can ever look up.
@@ -66,24 +66,11 @@ formats::WordFilter SingleWordFilter(const TokenizerConfig& config) {
   };
 }
 
-void WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::string tmp = path + ".tmp";
-  {
-    Output out(tmp);
-    out.Write(bytes.data(), bytes.size());
-    out.Close();
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw CliError(1, path + ": cannot replace the file");
-  }
-}
-
 }  // namespace
 
 int RunConvert(const Args& args) {
   const std::string command = "swe convert";
-  ParsedArgs parsed = ParseArgs(args,
+  util::ParsedArgs parsed = util::ParseArgs(args,
                                 {{"from", 0, true},
                                  {"output", 'o', true},
                                  {"top", 0, true},
@@ -99,16 +86,16 @@ int RunConvert(const Args& args) {
     std::fputs(kConvertUsage, stdout);
     return 0;
   }
-  if (parsed.positional.size() != 1) throw UsageError("expected one input file", command);
-  if (!parsed.has("output")) throw UsageError("-o OUT.swe is required", command);
+  if (parsed.positional.size() != 1) throw util::UsageError("expected one input file", command);
+  if (!parsed.has("output")) throw util::UsageError("-o OUT.swe is required", command);
   const std::string format = parsed.get("from");
   if (format != "glove-json" && format != "word2vec" && format != "model2vec") {
-    throw UsageError(parsed.has("from") ? "--from must be glove-json, word2vec or model2vec, not '" + format + "'"
+    throw util::UsageError(parsed.has("from") ? "--from must be glove-json, word2vec or model2vec, not '" + format + "'"
                                         : "--from glove-json|word2vec|model2vec is required",
                      command);
   }
-  if (format == "model2vec" && parsed.has("top")) throw UsageError("--top does not apply to model2vec", command);
-  const size_t top = parsed.has("top") ? ParseCount(parsed.get("top"), "--top", 1, 100'000'000) : 0;
+  if (format == "model2vec" && parsed.has("top")) throw util::UsageError("--top does not apply to model2vec", command);
+  const size_t top = parsed.has("top") ? util::ParseCount(parsed.get("top"), "--top", 1, 100'000'000) : 0;
   WriteOptions options;
   options.dtype = ParseDtype(parsed.get("dtype", "f32"), command);
   const std::string input = parsed.positional[0];
@@ -163,7 +150,8 @@ int RunConvert(const Args& args) {
   std::unique_ptr<Model> check;
   status = ReadModel(bytes.data(), bytes.size(), &check);
   if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
-  WriteFileAtomically(output, bytes);
+  std::string error;
+  if (!util::WriteFileAtomically(output, {{bytes.data(), bytes.size()}}, &error)) throw CliError(1, error);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("wrote %s: %zu words x %u dims, %s, %.2f MB (%llu source entries, %.1f s)\n", output.c_str(),
               contents.words.size(), contents.dims, dtype_name(options.dtype), bytes.size() / 1e6,

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
 #include "swe/util/progress.h"
@@ -44,19 +44,19 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Format ChooseFormat(const ParsedArgs& parsed, const std::string& output, const std::string& command) {
+Format ChooseFormat(const util::ParsedArgs& parsed, const std::string& output, const std::string& command) {
   if (parsed.has("format")) {
     std::string f = parsed.get("format");
     if (f == "npy") return Format::kNpy;
     if (f == "jsonl") return Format::kJsonl;
-    throw UsageError("--format must be npy or jsonl, not '" + f + "'", command);
+    throw util::UsageError("--format must be npy or jsonl, not '" + f + "'", command);
   }
   if (output == "-") return Format::kJsonl;
   std::string lower = output;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (EndsWith(lower, ".npy")) return Format::kNpy;
   if (EndsWith(lower, ".jsonl") || EndsWith(lower, ".json") || EndsWith(lower, ".ndjson")) return Format::kJsonl;
-  throw UsageError("cannot tell the format from '" + output + "': use --format npy|jsonl", command);
+  throw util::UsageError("cannot tell the format from '" + output + "': use --format npy|jsonl", command);
 }
 
 void WriteNpyHeader(Output& out, size_t rows, uint32_t dims) {
@@ -89,17 +89,17 @@ void WriteJsonLines(Output& out, const float* vectors, size_t rows, uint32_t dim
 
 int RunEncode(const Args& args) {
   const std::string command = "swe encode";
-  ParsedArgs parsed = ParseArgs(args, {{"output", 'o', true}, {"format", 0, true}, {"dims", 0, true}}, command);
+  util::ParsedArgs parsed = util::ParseArgs(args, {{"output", 'o', true}, {"format", 0, true}, {"dims", 0, true}}, command);
   if (parsed.help) {
     std::fputs(kEncodeUsage, stdout);
     return 0;
   }
-  if (parsed.positional.empty() || parsed.positional.size() > 2) throw UsageError("expected MODEL [FILE|-]", command);
+  if (parsed.positional.empty() || parsed.positional.size() > 2) throw util::UsageError("expected MODEL [FILE|-]", command);
   const std::string input = parsed.positional.size() == 2 ? parsed.positional[1] : "-";
   const std::string output = parsed.get("output", "-");
   Format format = ChooseFormat(parsed, output, command);
   if (format == Format::kNpy && output == "-" && isatty(STDOUT_FILENO)) {
-    throw UsageError("refusing to write binary .npy to a terminal: use -o OUT.npy", command);
+    throw util::UsageError("refusing to write binary .npy to a terminal: use -o OUT.npy", command);
   }
   ModelPtr model = LoadModel(parsed.positional[0]);
   uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
@@ -112,7 +112,7 @@ int RunEncode(const Args& args) {
   params.dims = dims;
   std::vector<float> vectors;
   std::vector<swe_text> batch;
-  util::Progress progress("encoding", lines.size());
+  util::Progress progress("encoding", lines.size(), "texts");
   for (size_t start = 0; start < lines.size(); start += kBatch) {
     size_t n = std::min(kBatch, lines.size() - start);
     batch.resize(n);
@@ -133,12 +133,12 @@ int RunEncode(const Args& args) {
 
 int RunSimilarity(const Args& args) {
   const std::string command = "swe similarity";
-  ParsedArgs parsed = ParseArgs(args, {{"dims", 0, true}}, command);
+  util::ParsedArgs parsed = util::ParseArgs(args, {{"dims", 0, true}}, command);
   if (parsed.help) {
     std::fputs(kSimilarityUsage, stdout);
     return 0;
   }
-  if (parsed.positional.size() != 3) throw UsageError("expected MODEL TEXT TEXT", command);
+  if (parsed.positional.size() != 3) throw util::UsageError("expected MODEL TEXT TEXT", command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   swe_encode_params params = swe_encode_default_params();
   params.dims = ResolveDims(model.get(), parsed.get("dims"), command);

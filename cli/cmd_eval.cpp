@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
 #include "swe/eval/report.h"
@@ -70,7 +70,7 @@ eval::Embedder ModelEmbedder(const swe_model* model, uint32_t dims, const std::s
 
 int RunEval(const Args& args) {
   const std::string command = "swe eval";
-  ParsedArgs parsed = ParseArgs(args,
+  util::ParsedArgs parsed = util::ParseArgs(args,
                                 {{"tasks", 0, true},
                                  {"data", 0, true},
                                  {"limit", 0, true},
@@ -85,18 +85,18 @@ int RunEval(const Args& args) {
     std::fputs(kEvalUsage, stdout);
     return 0;
   }
-  if (parsed.positional.empty()) throw UsageError("expected at least one MODEL", command);
+  if (parsed.positional.empty()) throw util::UsageError("expected at least one MODEL", command);
   std::vector<std::string> tasks;
   Status status = eval::ExpandTasks(parsed.get("tasks", "all"), &tasks);
-  if (!status.ok()) throw UsageError(status.message(), command);
+  if (!status.ok()) throw util::UsageError(status.message(), command);
   eval::SuiteOptions options;
   const char* env_data = std::getenv("SWE_DATA");
   options.data_dir = parsed.get("data", env_data != nullptr && *env_data ? env_data : "../shared/data");
-  if (parsed.has("limit")) options.limit = ParseCount(parsed.get("limit"), "--limit", 1, 100'000'000);
+  if (parsed.has("limit")) options.limit = util::ParseCount(parsed.get("limit"), "--limit", 1, 100'000'000);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   options.classify.threads =
-      static_cast<int>(parsed.has("threads") ? ParseCount(parsed.get("threads"), "--threads", 1, 256) : cores);
-  if (parsed.has("folds")) options.classify.folds = static_cast<int>(ParseCount(parsed.get("folds"), "--folds", 2, 100));
+      static_cast<int>(parsed.has("threads") ? util::ParseCount(parsed.get("threads"), "--threads", 1, 256) : cores);
+  if (parsed.has("folds")) options.classify.folds = static_cast<int>(util::ParseCount(parsed.get("folds"), "--folds", 2, 100));
 
   std::vector<ModelPtr> models;
   std::vector<std::string> names;

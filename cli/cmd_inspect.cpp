@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
 
@@ -60,12 +60,12 @@ std::string Pad(const std::string& s, size_t width) {
 
 int RunInfo(const Args& args) {
   const std::string command = "swe info";
-  ParsedArgs parsed = ParseArgs(args, {{"json", 0, false}}, command);
+  util::ParsedArgs parsed = util::ParseArgs(args, {{"json", 0, false}}, command);
   if (parsed.help) {
     std::fputs(kInfoUsage, stdout);
     return 0;
   }
-  if (parsed.positional.size() != 1) throw UsageError("expected one MODEL", command);
+  if (parsed.positional.size() != 1) throw util::UsageError("expected one MODEL", command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   const char* info = swe_model_get_info_json(model.get());
   if (parsed.has("json")) {
@@ -108,12 +108,12 @@ int RunInfo(const Args& args) {
 
 int RunTokenize(const Args& args) {
   const std::string command = "swe tokenize";
-  ParsedArgs parsed = ParseArgs(args, {}, command);
+  util::ParsedArgs parsed = util::ParseArgs(args, {}, command);
   if (parsed.help) {
     std::fputs(kTokenizeUsage, stdout);
     return 0;
   }
-  if (parsed.positional.size() < 2) throw UsageError("expected MODEL and TEXT", command);
+  if (parsed.positional.size() < 2) throw util::UsageError("expected MODEL and TEXT", command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   std::string text = parsed.positional[1];
   for (size_t i = 2; i < parsed.positional.size(); ++i) text += " " + parsed.positional[i];

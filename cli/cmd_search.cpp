@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <string>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
+#include "swe/model.h"
 
 namespace swe::cli {
 namespace {
@@ -44,8 +45,8 @@ struct Docs {
   std::vector<std::string> texts;   // those lines
 };
 
-Docs ReadDocs(const ParsedArgs& parsed, const std::string& command) {
-  if (!parsed.has("docs")) throw UsageError("--docs FILE is required", command);
+Docs ReadDocs(const util::ParsedArgs& parsed, const std::string& command) {
+  if (!parsed.has("docs")) throw util::UsageError("--docs FILE is required", command);
   Docs docs;
   docs.path = parsed.get("docs");
   docs.lines = ReadLines(docs.path);
@@ -79,7 +80,7 @@ IndexPtr LoadMatchingIndex(const swe_model* model, const std::string& path, cons
   return index;
 }
 
-std::vector<std::string> Queries(const ParsedArgs& parsed, size_t first) {
+std::vector<std::string> Queries(const util::ParsedArgs& parsed, size_t first) {
   std::vector<std::string> queries(parsed.positional.begin() + first, parsed.positional.end());
   if (!queries.empty()) return queries;
   for (std::string& line : ReadLines("-")) {
@@ -88,9 +89,9 @@ std::vector<std::string> Queries(const ParsedArgs& parsed, size_t first) {
   return queries;
 }
 
-size_t ParseK(const ParsedArgs& parsed, const std::string& command) {
+size_t ParseK(const util::ParsedArgs& parsed, const std::string& command) {
   (void)command;
-  return parsed.has("k") ? ParseCount(parsed.get("k"), "-k", 1, 1'000'000) : 5;
+  return parsed.has("k") ? util::ParseCount(parsed.get("k"), "-k", 1, 1'000'000) : 5;
 }
 
 void PrintHits(const swe_model* model, const swe_index* index, const Docs& docs, const std::vector<std::string>& queries,
@@ -113,23 +114,25 @@ void PrintHits(const swe_model* model, const swe_index* index, const Docs& docs,
   }
 }
 
-int32_t ParseDtype(const ParsedArgs& parsed, const std::string& command) {
-  std::string dtype = parsed.get("dtype", "f32");
-  if (dtype == "f32") return SWE_DTYPE_F32;
-  if (dtype == "int8") return SWE_DTYPE_INT8;
-  throw UsageError("--dtype must be f32 or int8, not '" + dtype + "'", command);
+int32_t ParseDtype(const util::ParsedArgs& parsed, const std::string& command) {
+  const std::string name = parsed.get("dtype", "f32");
+  swe::DType dtype;
+  if (!swe::ParseDType(name, &dtype) || dtype == swe::DType::kF16) {
+    throw util::UsageError("--dtype must be f32 or int8, not '" + name + "'", command);
+  }
+  return static_cast<int32_t>(dtype);  // SWE_DTYPE_* has the values of swe::DType
 }
 
 int RunIndexBuild(const Args& args) {
   const std::string command = "swe index build";
-  ParsedArgs parsed = ParseArgs(
+  util::ParsedArgs parsed = util::ParseArgs(
       args, {{"docs", 0, true}, {"output", 'o', true}, {"dtype", 0, true}, {"dims", 0, true}}, command);
   if (parsed.help) {
     std::fputs(kIndexUsage, stdout);
     return 0;
   }
-  if (parsed.positional.size() != 1) throw UsageError("expected one MODEL", command);
-  if (!parsed.has("output")) throw UsageError("-o INDEX is required", command);
+  if (parsed.positional.size() != 1) throw util::UsageError("expected one MODEL", command);
+  if (!parsed.has("output")) throw util::UsageError("-o INDEX is required", command);
   int32_t dtype = ParseDtype(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
@@ -141,12 +144,12 @@ int RunIndexBuild(const Args& args) {
 
 int RunIndexQuery(const Args& args) {
   const std::string command = "swe index query";
-  ParsedArgs parsed = ParseArgs(args, {{"docs", 0, true}, {"k", 'k', true}}, command);
+  util::ParsedArgs parsed = util::ParseArgs(args, {{"docs", 0, true}, {"k", 'k', true}}, command);
   if (parsed.help) {
     std::fputs(kIndexUsage, stdout);
     return 0;
   }
-  if (parsed.positional.size() < 2) throw UsageError("expected MODEL INDEX", command);
+  if (parsed.positional.size() < 2) throw util::UsageError("expected MODEL INDEX", command);
   size_t k = ParseK(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   Docs docs = ReadDocs(parsed, command);
@@ -159,14 +162,14 @@ int RunIndexQuery(const Args& args) {
 
 int RunSearch(const Args& args) {
   const std::string command = "swe search";
-  ParsedArgs parsed =
-      ParseArgs(args, {{"docs", 0, true}, {"index", 0, true}, {"k", 'k', true}, {"dims", 0, true}}, command);
+  util::ParsedArgs parsed =
+      util::ParseArgs(args, {{"docs", 0, true}, {"index", 0, true}, {"k", 'k', true}, {"dims", 0, true}}, command);
   if (parsed.help) {
     std::fputs(kSearchUsage, stdout);
     return 0;
   }
-  if (parsed.positional.empty()) throw UsageError("expected MODEL", command);
-  if (parsed.has("index") && parsed.has("dims")) throw UsageError("--dims cannot be used with --index", command);
+  if (parsed.positional.empty()) throw util::UsageError("expected MODEL", command);
+  if (parsed.has("index") && parsed.has("dims")) throw util::UsageError("--dims cannot be used with --index", command);
   size_t k = ParseK(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
   uint32_t dims = ResolveDims(model.get(), parsed.get("dims"), command);
@@ -178,7 +181,7 @@ int RunSearch(const Args& args) {
 }
 
 int RunIndex(const Args& args) {
-  if (args.empty()) throw UsageError("expected 'build' or 'query'", "swe index");
+  if (args.empty()) throw util::UsageError("expected 'build' or 'query'", "swe index");
   if (args[0] == "--help" || args[0] == "-h") {
     std::fputs(kIndexUsage, stdout);
     return 0;
@@ -186,7 +189,7 @@ int RunIndex(const Args& args) {
   Args rest(args.begin() + 1, args.end());
   if (args[0] == "build") return RunIndexBuild(rest);
   if (args[0] == "query") return RunIndexQuery(rest);
-  throw UsageError("unknown index command '" + args[0] + "'", "swe index");
+  throw util::UsageError("unknown index command '" + args[0] + "'", "swe index");
 }
 
 }  // namespace swe::cli

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "args.h"
+#include "swe/util/args.h"
 #include "swe/util/progress.h"
 
 namespace swe::cli {
@@ -71,7 +71,7 @@ std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::stri
   std::vector<float> out(texts.size() * size_t{dims});
   swe_encode_params params = swe_encode_default_params();
   params.dims = dims;
-  util::Progress progress(label, texts.size());
+  util::Progress progress(label, texts.size(), "texts");
   std::vector<swe_text> batch;
   for (size_t start = 0; start < texts.size(); start += kBatch) {
     size_t n = std::min(kBatch, texts.size() - start);
@@ -95,9 +95,9 @@ std::vector<float> EncodeOne(const swe_model* model, const std::string& text, ui
 uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command) {
   uint32_t model_dims = swe_model_get_dims(model);
   if (value.empty()) return model_dims;
-  uint64_t dims = ParseCount(value, "--dims", 0, UINT32_MAX);
+  uint64_t dims = util::ParseCount(value, "--dims", 0, UINT32_MAX);
   if (dims > model_dims) {
-    throw UsageError("--dims " + value + " exceeds the model's " + std::to_string(model_dims) + " dimensions",
+    throw util::UsageError("--dims " + value + " exceeds the model's " + std::to_string(model_dims) + " dimensions",
                      command);
   }
   return dims == 0 ? model_dims : static_cast<uint32_t>(dims);

@@ -23,13 +23,6 @@ class CliError : public std::runtime_error {
   int exit_code_;
 };
 
-// A usage error (exit code 2); `command` (e.g. "swe encode") adds a pointer to its --help.
-class UsageError : public CliError {
- public:
-  explicit UsageError(const std::string& message, const std::string& command = std::string())
-      : CliError(2, command.empty() ? message : message + " (see '" + command + " --help')") {}
-};
-
 // Throws CliError(1, swe_last_error()) unless `status` is SWE_OK.
 void Check(swe_status status);
 

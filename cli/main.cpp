@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "swe/util/args.h"
 #include "swe.h"
 
 namespace {
@@ -45,7 +46,7 @@ constexpr Command kCommands[] = {
 };
 
 int Run(int argc, char** argv) {
-  if (argc < 2) throw swe::cli::UsageError("no command given", "swe");
+  if (argc < 2) throw swe::util::UsageError("no command given", "swe");
   std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     std::fputs(kUsage, stdout);
@@ -58,8 +59,8 @@ int Run(int argc, char** argv) {
   for (const Command& command : kCommands) {
     if (name == command.name) return command.run(swe::cli::Args(argv + 2, argv + argc));
   }
-  if (!name.empty() && name[0] == '-') throw swe::cli::UsageError("unknown option '" + name + "'", "swe");
-  throw swe::cli::UsageError("unknown command '" + name + "'", "swe");
+  if (!name.empty() && name[0] == '-') throw swe::util::UsageError("unknown option '" + name + "'", "swe");
+  throw swe::util::UsageError("unknown command '" + name + "'", "swe");
 }
 
 }  // namespace
@@ -69,6 +70,10 @@ int main(int argc, char** argv) {
     int code = Run(argc, argv);
     if (std::fflush(stdout) != 0) throw swe::cli::CliError(1, std::string("stdout: write failed: ") + std::strerror(errno));
     return code;
+  } catch (const swe::util::UsageError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "swe: error: %s\n", e.what());
+    return 2;
   } catch (const swe::cli::CliError& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "swe: error: %s\n", e.what());

@@ -14,7 +14,8 @@ import os
 import re
 import sys
 
-MAX_CP = 0x10FFFF
+from ucd import MAX_CP, data_lines, parse_range, read_property, read_unicode_data
+
 
 # Values of swe::unicode::CharClass (core/include/swe/unicode.h).
 WORD, SPACE, PUNCT, SYMBOL, CJK = 0, 1, 2, 3, 4
@@ -25,51 +26,6 @@ CJK_SCRIPT_CODES = {"Hani", "Hira", "Kana"}
 # like the format characters (Cf). The Mongolian free variation selectors (U+180B..U+180D, U+180F)
 # occur inside words and stay word characters.
 VARIATION_SELECTORS = [(0xFE00, 0xFE0F), (0xE0100, 0xE01EF)]
-
-
-def data_lines(path):
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                yield [field.strip() for field in line.split(";")]
-
-
-def parse_range(text):
-    if ".." in text:
-        a, b = text.split("..")
-        return int(a, 16), int(b, 16)
-    return int(text, 16), int(text, 16)
-
-
-def read_unicode_data(ucd):
-    """Returns (general category per code point, canonical decomposition dict)."""
-    gc = ["Cn"] * (MAX_CP + 1)
-    decomp = {}
-    first = None
-    for f in data_lines(os.path.join(ucd, "UnicodeData.txt")):
-        cp, name, cat = int(f[0], 16), f[1], f[2]
-        if name.endswith(", First>"):
-            first = cp
-            continue
-        if name.endswith(", Last>"):
-            for c in range(first, cp + 1):
-                gc[c] = cat
-            first = None
-            continue
-        gc[cp] = cat
-        if f[5] and not f[5].startswith("<"):
-            decomp[cp] = [int(x, 16) for x in f[5].split()]
-    return gc, decomp
-
-
-def read_property(path, name):
-    result = set()
-    for f in data_lines(path):
-        if f[1] == name:
-            a, b = parse_range(f[0])
-            result.update(range(a, b + 1))
-    return result
 
 
 def read_cjk(ucd):
@@ -184,7 +140,7 @@ def emit(name, ctype, items, per_line):
 
 
 def generate(ucd):
-    gc, decomp = read_unicode_data(ucd)
+    gc, decomp, _ = read_unicode_data(ucd)
     proplist = os.path.join(ucd, "PropList.txt")
     white = read_property(proplist, "White_Space")
     cjk = read_cjk(ucd)

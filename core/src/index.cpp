@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "container.h"
+#include "quantize.h"
 #include "simd/kernels.h"
 #include "swe.capnp.h"
 #include "swe/encoder.h"
@@ -58,22 +59,6 @@ bool ScalesFitUnitRows(const std::vector<float>& scales) {
     if (!(s >= 0.0f && s <= 1.0f / 127 * 1.0001f)) return false;
   }
   return true;
-}
-
-// Symmetric int8 quantisation of one (normalised) vector: scale = max|x| / 127, q = round(x / scale).
-float Quantize(const float* x, uint32_t n, int8_t* q) {
-  float largest = 0.0f;
-  for (uint32_t i = 0; i < n; ++i) largest = std::max(largest, std::fabs(x[i]));
-  if (largest == 0.0f) {
-    std::fill(q, q + n, int8_t{0});
-    return 0.0f;
-  }
-  const float scale = largest / 127.0f;
-  for (uint32_t i = 0; i < n; ++i) {
-    const float v = std::round(x[i] / scale);
-    q[i] = static_cast<int8_t>(std::min(127.0f, std::max(-127.0f, v)));
-  }
-  return scale;
 }
 
 // Best first: higher score, then lower id.
@@ -167,7 +152,7 @@ Status Index::Add(uint64_t id, const float* vector) {
   } else {
     std::vector<float> unit(vector, vector + dims_);
     NormalizeL2(unit.data(), dims_);
-    scales_[pos] = Quantize(unit.data(), dims_, i8_.data() + pos * dims_);
+    scales_[pos] = QuantizeRow(unit.data(), dims_, i8_.data() + pos * dims_);
   }
   return Status::Ok();
 }
@@ -229,7 +214,7 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
     }
   } else {
     std::vector<int8_t> q(dims_);
-    const float scale = Quantize(unit.data(), dims_, q.data());
+    const float scale = QuantizeRow(unit.data(), dims_, q.data());
     std::vector<int32_t> dots(block);
     for (size_t start = 0; start < count; start += block) {
       const size_t m = std::min(block, count - start);

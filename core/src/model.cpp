@@ -16,6 +16,16 @@ const char* dtype_name(DType dtype) {
   return "unknown";
 }
 
+bool ParseDType(std::string_view name, DType* out) {
+  for (DType d : {DType::kF32, DType::kF16, DType::kInt8}) {
+    if (name == dtype_name(d)) {
+      *out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
 // 8 bytes at a time, multiply-xorshift mixing: fast on short words, good enough spread for probing.
 uint32_t HashWord(std::string_view word) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (word.size() * 0xFF51AFD7ED558CCDull);

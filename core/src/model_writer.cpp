@@ -10,8 +10,10 @@
 #include <unordered_set>
 
 #include "container.h"
+#include "quantize.h"
 #include "simd/kernels.h"
 #include "swe.capnp.h"
+#include "swe/half.h"
 #include "swe/model_file.h"
 #include "swe/unicode.h"
 
@@ -135,7 +137,7 @@ void SetTable(schema::Table::Builder table, const ModelContents& c, DType dtype)
     case DType::kF16: {
       table.setDtype(schema::DType::F16);
       std::vector<uint16_t> half(n);
-      for (size_t i = 0; i < n; ++i) half[i] = simd::FloatToHalf(c.vectors[i]);
+      for (size_t i = 0; i < n; ++i) half[i] = FloatToHalf(c.vectors[i]);
       SetBlob(table.initData(2 * n), half.data(), n);
       break;
     }
@@ -144,14 +146,7 @@ void SetTable(schema::Table::Builder table, const ModelContents& c, DType dtype)
       std::vector<int8_t> q(n);
       std::vector<float> scales(rows);
       for (size_t r = 0; r < rows; ++r) {
-        const float* row = c.vectors.data() + r * c.dims;
-        float max_abs = 0;
-        for (uint32_t j = 0; j < c.dims; ++j) max_abs = std::fmax(max_abs, std::fabs(row[j]));
-        const float scale = max_abs / 127.0f;
-        scales[r] = scale;
-        for (uint32_t j = 0; j < c.dims; ++j) {
-          q[r * c.dims + j] = scale == 0 ? 0 : static_cast<int8_t>(std::lrint(std::fmin(127.0f, std::fmax(-127.0f, row[j] / scale))));
-        }
+        scales[r] = QuantizeRow(c.vectors.data() + r * c.dims, c.dims, q.data() + r * c.dims);
       }
       SetBlob(table.initData(n), q.data(), n);
       SetBlob(table.initScales(4 * rows), scales.data(), rows);

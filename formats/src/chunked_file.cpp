@@ -27,7 +27,7 @@ ChunkedFile::ChunkedFile(const std::string& path, const std::string& label)
     : path_(path),
       file_(Open(path)),
       buffer_(1 << 20),
-      progress_(label, FileSize(file_), true) {}
+      progress_(label, FileSize(file_), "bytes") {}
 
 ChunkedFile::~ChunkedFile() { std::fclose(file_); }
 

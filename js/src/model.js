@@ -4,7 +4,6 @@ import { Index, openIndex } from './search-index.js';
 
 const kChunkBytes = 1 << 20;  // UTF-8 bound of the texts encoded per call into the core
 const kChunkTexts = 4096;
-const kMatchNames = ['exact', 'folded', 'stripped', 'prefix', 'unknown'];
 
 // Frees a handle when its JS object was garbage-collected without dispose(): a safety net only.
 const registry = new FinalizationRegistry(({ wasm, ptr }) => wasm.m._swe_model_free(ptr));
@@ -95,7 +94,7 @@ export class Model {
         const start = toIndex(fields[4 * i]);
         const end = toIndex(fields[4 * i + 1]);
         out.push({ word: text.slice(start, end), start, end, row: fields[4 * i + 2],
-                   match: kMatchNames[fields[4 * i + 3]] ?? 'unknown' });
+                   match: wasm.matchNames[fields[4 * i + 3]] ?? 'unknown' });
       }
       return out;
     });
@@ -108,7 +107,7 @@ export class Model {
   createIndex(options = {}) {
     const dims = this.encodeDims(options, 'createIndex');
     const dtype = options.dtype ?? 'f32';
-    const code = { f32: 0, int8: 2 }[dtype];
+    const code = dtype === 'f32' || dtype === 'int8' ? this.#wasm.dtypeCodes[dtype] : undefined;
     if (code === undefined) throw new TypeError(`createIndex: dtype must be "f32" or "int8", not ${JSON.stringify(dtype)}`);
     return openIndex(this.#wasm, this, options, 'createIndex', (out) => this.#wasm.m._swe_index_create(dims, code, out));
   }

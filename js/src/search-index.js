@@ -2,7 +2,6 @@
 // tied to the model that encodes its texts.
 import { align8, checkTexts, describe, toBytes } from './wasm.js';
 
-const kNotFound = 6;  // SWE_ERR_NOT_FOUND
 const kMaxU64 = (1n << 64n) - 1n;
 
 const registry = new FinalizationRegistry(({ wasm, ptr }) => wasm.m._swe_index_free(ptr));
@@ -68,7 +67,7 @@ export class Index {
   get dims() { return this.#wasm.m._swe_index_get_dims(this.#handle()); }
 
   /** Storage type: "f32" or "int8". */
-  get dtype() { return this.#wasm.m._swe_index_get_dtype(this.#handle()) === 2 ? 'int8' : 'f32'; }
+  get dtype() { return this.#wasm.dtypeNames[this.#wasm.m._swe_index_get_dtype(this.#handle())]; }
 
   /** True once dispose() was called. */
   get disposed() { return this.#ptr === 0; }
@@ -152,7 +151,7 @@ export class Index {
   /** Removes the entry `id`; false when it was not there. */
   remove(id) {
     const status = this.#wasm.m._swe_index_remove(this.#handle(), toU64(id, 'remove: id'));
-    if (status === kNotFound) return false;
+    if (status === this.#wasm.statusCodes['not found']) return false;
     this.#wasm.check(status, 'remove');
     return true;
   }

@@ -73,7 +73,7 @@ export function checkTexts(texts, what) {
   return texts;
 }
 
-/** A failure reported by the core: `code` is its status name ("corrupt", "invalid_argument", ...). */
+/** A failure reported by the core: `code` is its status name ("corrupt", "invalid argument", ...). */
 export class SweError extends Error {
   constructor(message, code, status) {
     super(message);
@@ -94,6 +94,20 @@ export class Sweasm {
     this.scratch = 0;
     this.scratchSize = 0;
     this.version = this.string(module._swe_version());
+    // The C API's constants, read from the module so that swe.h stays their one source: code -> name
+    // lists (a name function answers its sentinel past the last code) and name -> code maps.
+    this.statusNames = this.names(module._swe_status_name, 'unknown');
+    this.matchNames = this.names(module._swe_match_name, 'invalid');
+    this.dtypeNames = this.names(module._swe_dtype_name, 'unknown');
+    this.statusCodes = Object.fromEntries(this.statusNames.map((name, code) => [name, code]));
+    this.dtypeCodes = Object.fromEntries(this.dtypeNames.map((name, code) => [name, code]));
+  }
+
+  /** [name(0), name(1), ...] up to the first code that `nameOf` answers with `sentinel`. */
+  names(nameOf, sentinel) {
+    const out = [];
+    for (let name; out.length < 256 && (name = this.string(nameOf(out.length))) !== sentinel;) out.push(name);
+    return out;
   }
 
   get u8() { return this.m.HEAPU8; }
@@ -116,7 +130,10 @@ export class Sweasm {
 
   malloc(size) {
     const ptr = this.m._malloc(Math.max(size, 1));
-    if (!ptr) throw new SweError(`out of memory (allocating ${size} bytes in the wasm heap)`, 'out_of_memory', 8);
+    if (!ptr) {
+      const status = this.statusCodes['out of memory'];
+      throw new SweError(`out of memory (allocating ${size} bytes in the wasm heap)`, this.statusNames[status], status);
+    }
     return ptr;
   }
 

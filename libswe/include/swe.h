@@ -106,6 +106,9 @@ enum {
     SWE_DTYPE_INT8 = 2,
 };
 
+/* Short name of a storage type ("f32", "f16", "int8"); "unknown" for values not listed above. */
+SWE_API const char * swe_dtype_name(int32_t dtype);
+
 /* Limits a reader applies before it allocates (see swe::ReadLimits). Lower them for untrusted input
  * in small heaps. */
 typedef struct swe_load_params {

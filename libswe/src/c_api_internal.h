@@ -46,9 +46,11 @@ swe_status Guard(Body&& body) noexcept {
   }
 }
 
+// The C API's dtype codes are core's DType values (handles cast between them).
+static_assert(SWE_DTYPE_F32 == static_cast<int>(DType::kF32) && SWE_DTYPE_F16 == static_cast<int>(DType::kF16) &&
+              SWE_DTYPE_INT8 == static_cast<int>(DType::kInt8), "swe.h dtype codes must match swe::DType");
+
 ReadLimits ToReadLimits(const swe_load_params* params);
-// Reads a whole file; SWE_ERR_IO naming the path on failure.
-swe_status ReadFile(const char* path, std::vector<uint8_t>* out);
 
 }  // namespace swe::capi
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "c_api_internal.h"
+#include "swe/util/file.h"
 #include "swe/encoder.h"
 #include "swe/tokenizer.h"
 
@@ -111,20 +112,6 @@ ReadLimits ToReadLimits(const swe_load_params* params) {
   return limits;
 }
 
-swe_status ReadFile(const char* path, std::vector<uint8_t>* out) {
-  std::FILE* f = std::fopen(path, "rb");
-  if (!f) return Fail(SWE_ERR_IO, std::string(path) + ": " + std::strerror(errno));
-  out->clear();
-  uint8_t buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out->insert(out->end(), buffer, buffer + n);
-  bool failed = std::ferror(f) != 0;
-  int error = errno;
-  std::fclose(f);
-  if (failed) return Fail(SWE_ERR_IO, std::string(path) + ": read failed: " + std::strerror(error));
-  return SWE_OK;
-}
-
 }  // namespace swe::capi
 
 using swe::capi::Fail;
@@ -137,6 +124,11 @@ const char* swe_status_name(swe_status status) {
   if (status == SWE_ERR_OUT_OF_MEMORY) return "out of memory";
   if (status < SWE_OK || status > SWE_ERR_INTERNAL) return "unknown";
   return swe::status_code_name(static_cast<swe::StatusCode>(status));
+}
+
+const char* swe_dtype_name(int32_t dtype) {
+  if (dtype < SWE_DTYPE_F32 || dtype > SWE_DTYPE_INT8) return "unknown";
+  return swe::dtype_name(static_cast<swe::DType>(dtype));
 }
 
 const char* swe_last_error(void) { return swe::capi::g_last_error.c_str(); }
@@ -176,9 +168,9 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     *out = nullptr;
     SWE_CHECK_ARG(path != nullptr, "swe_model_load_from_file: path is NULL");
     std::vector<uint8_t> bytes;
-    swe_status s = swe::capi::ReadFile(path, &bytes);
-    if (s != SWE_OK) return s;
-    s = swe_model_load_from_bytes(bytes.data(), bytes.size(), params, out);
+    std::string error;
+    if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);
+    swe_status s = swe_model_load_from_bytes(bytes.data(), bytes.size(), params, out);
     if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
     return SWE_OK;
   });

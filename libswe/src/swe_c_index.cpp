@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "c_api_internal.h"
+#include "swe/util/file.h"
 
 using swe::capi::Fail;
 using swe::capi::FromStatus;
@@ -16,24 +17,6 @@ std::string Hex(uint32_t value) {
   char text[9];
   std::snprintf(text, sizeof text, "%08x", value);
   return text;
-}
-
-swe_status WriteFileAtomically(const char* path, const std::vector<uint8_t>& bytes) {
-  std::string tmp = std::string(path) + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return Fail(SWE_ERR_IO, std::string(path) + ": " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  int error = errno;
-  ok = (std::fclose(f) == 0) && ok;
-  if (ok && std::rename(tmp.c_str(), path) != 0) {
-    error = errno;
-    ok = false;
-  }
-  if (!ok) {
-    std::remove(tmp.c_str());
-    return Fail(SWE_ERR_IO, std::string(path) + ": write failed: " + std::strerror(error));
-  }
-  return SWE_OK;
 }
 
 }  // namespace
@@ -77,9 +60,9 @@ swe_status swe_index_load_from_file(const char* path, const swe_load_params* par
     *out = nullptr;
     SWE_CHECK_ARG(path != nullptr, "swe_index_load_from_file: path is NULL");
     std::vector<uint8_t> bytes;
-    swe_status s = swe::capi::ReadFile(path, &bytes);
-    if (s != SWE_OK) return s;
-    s = swe_index_load_from_bytes(bytes.data(), bytes.size(), params, out);
+    std::string error;
+    if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);
+    swe_status s = swe_index_load_from_bytes(bytes.data(), bytes.size(), params, out);
     if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
     return SWE_OK;
   });
@@ -189,7 +172,9 @@ swe_status swe_index_save_to_file(const swe_index* index, const char* path) {
     std::vector<uint8_t> bytes;
     swe_status s = FromStatus(index->index->Save(&bytes));
     if (s != SWE_OK) return s;
-    return WriteFileAtomically(path, bytes);
+    std::string error;
+    if (!swe::util::WriteFileAtomically(path, {{bytes.data(), bytes.size()}}, &error)) return Fail(SWE_ERR_IO, error);
+    return SWE_OK;
   });
 }
 

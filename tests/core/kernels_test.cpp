@@ -1,6 +1,7 @@
 // Every kernel variant this CPU supports: against a double-precision reference, against the documented
 // 8-lane summation order, and bit-identical to the generic variant.
 #include "simd/kernels.h"
+#include "swe/half.h"
 
 #include <gtest/gtest.h>
 

@@ -126,6 +126,11 @@ TEST(CApi, VersionAndNames) {
   EXPECT_STREQ(swe_match_name(SWE_MATCH_PREFIX), "prefix");
   EXPECT_STREQ(swe_match_name(SWE_MATCH_UNKNOWN), "unknown");
   EXPECT_STREQ(swe_match_name(42), "invalid");
+  EXPECT_STREQ(swe_dtype_name(SWE_DTYPE_F32), "f32");
+  EXPECT_STREQ(swe_dtype_name(SWE_DTYPE_F16), "f16");
+  EXPECT_STREQ(swe_dtype_name(SWE_DTYPE_INT8), "int8");
+  EXPECT_STREQ(swe_dtype_name(3), "unknown");
+  EXPECT_STREQ(swe_dtype_name(-1), "unknown");
   EXPECT_EQ(sizeof(swe_token), 16u);
   // The codes mirror core's.
   EXPECT_EQ(SWE_ERR_INVALID_ARGUMENT, static_cast<int>(swe::StatusCode::kInvalidArgument));

@@ -207,5 +207,23 @@ TEST(TrainerBertTeacher, ClearErrorsForMissingAndCorruptFiles) {
   EXPECT_EQ(LoadTeacher(o, &t).code(), StatusCode::kInvalidArgument);
 }
 
+// The registry (teacher.cpp) is how the pipeline reaches a teacher: by its recipe name only.
+TEST(TrainerTeacherKinds, FindsEveryRegisteredKindByName) {
+  const TeacherKind* kind = nullptr;
+  for (const char* name : {"bert", "use-lite"}) {
+    ASSERT_TRUE(FindTeacherKind(name, &kind).ok()) << name;
+    EXPECT_STREQ(kind->name, name);
+    EXPECT_NE(kind->load, nullptr);
+    EXPECT_NE(kind->subword_vocab, nullptr);
+  }
+  Status s = FindTeacherKind("gpt", &kind);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("unknown teacher kind 'gpt' (known: bert, use-lite)"), std::string::npos) << s.message();
+  std::unique_ptr<Teacher> teacher;
+  TeacherOptions options;
+  options.kind = "gpt";
+  EXPECT_EQ(LoadTeacher(options, &teacher).code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace swe::trainer

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "test_util.h"
 
 namespace swe::trainer {
@@ -55,7 +55,7 @@ TEST(TrainerCorpus, RejectsTruncatedAndCorruptZstd) {
 }
 
 TEST(TrainerCorpus, SplitTabsMakesEachColumnASentence) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   TempDir dir;
   WriteFile(dir.file("p.tsv.zst"), testing::Zstd("A cat.\tEine Katze. Sie schläft.\n\t \nHi.\n"));
   CorpusOptions o;
@@ -124,7 +124,7 @@ TEST(TrainerCorpus, SplitsParagraphsIntoSentences) {
 }
 
 TEST(TrainerCorpus, ForEachSentenceSplitsAndStops) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   TempDir dir;
   WriteFile(dir.file("a.txt"), "A b. C d.\n\n  E f  \n");
   WriteFile(dir.file("b.txt.zst"), testing::Zstd("G h.\n"));
@@ -151,8 +151,8 @@ TEST(TrainerCorpus, ForEachSentenceSplitsAndStops) {
 TEST(TrainerCorpus, FingerprintsAreStable) {
   EXPECT_EQ(HexU64(Fnv1a64("")), "cbf29ce484222325");
   EXPECT_EQ(HexU64(Fnv1a64("a")), "af63dc4c8601ec8c");
-  EXPECT_EQ(FormatDuration(3725), "1h02m");
-  EXPECT_EQ(FormatDuration(65), "1m05s");
+  EXPECT_EQ(util::FormatDuration(3725), "1h02m");
+  EXPECT_EQ(util::FormatDuration(65), "1m05s");
 }
 
 }  // namespace

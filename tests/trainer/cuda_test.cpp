@@ -13,7 +13,7 @@
 
 #include "extract.h"
 #include "pipeline.h"
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "recipe.h"
 #include "refine.h"
 #include "swe/model_file.h"
@@ -166,7 +166,7 @@ TEST(TrainerCuda, UseLiteMatchesTheOriginalAndTheCpu) {
 // equal up to float rounding (atomics make CUDA's embedding-bag gradients order-dependent).
 TEST(TrainerCuda, RefineMatchesTheCpu) {
   SWE_TEST_REQUIRE_CUDA();
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   const uint32_t rows = 40, d = 8, n = 600;
   std::mt19937 rng(5);
   Matrix initial;
@@ -197,7 +197,7 @@ TEST(TrainerCuda, RefineMatchesTheCpu) {
 // CPU run's vocabulary and a held-out KD loss close to the CPU run's.
 TEST(TrainerCuda, PipelineTrainsOnCuda) {
   SWE_TEST_REQUIRE_CUDA();
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   TempDir dir;
   testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(1500, 11)));

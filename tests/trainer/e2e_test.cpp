@@ -10,7 +10,7 @@
 #include <random>
 
 #include "pipeline.h"
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "recipe.h"
 #include "swe/encoder.h"
 #include "swe/model_file.h"
@@ -53,7 +53,7 @@ int Count(const std::vector<std::string>& log, const std::string& needle) {
 }
 
 TEST(TrainerEndToEnd, TrainsResumesAndExportsAModelCoreCanRead) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   auto t0 = std::chrono::steady_clock::now();
   TempDir dir;
   testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
@@ -119,7 +119,7 @@ TEST(TrainerEndToEnd, TrainsResumesAndExportsAModelCoreCanRead) {
 }
 
 TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   TempDir dir;
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd("\n  \n"));
   json recipe = BaseRecipe(dir);
@@ -217,7 +217,7 @@ std::pair<double, double> TranslationCosines(const Model& model,
 // Both languages in the vocabulary, contrastive refinement on the pairs, a model core reads that
 // encodes both languages and puts translations closer than the PCA table did.
 TEST(TrainerEndToEnd, BilingualContrastiveRefinement) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   auto t0 = std::chrono::steady_clock::now();
   TempDir dir;
   testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
@@ -267,7 +267,7 @@ TEST(TrainerEndToEnd, BilingualContrastiveRefinement) {
 
 // Bad pairs files fail at once (before the vocabulary stage), naming the file and line.
 TEST(TrainerEndToEnd, ContrastiveRecipeErrors) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   TempDir dir;
   testing::WriteFile(dir.file("en-de.tsv.zst"), testing::Zstd(Tsv(Pairs(50, 1))));
   json recipe = BilingualRecipe(dir);

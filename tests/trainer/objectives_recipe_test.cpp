@@ -6,7 +6,7 @@
 #include <random>
 
 #include "pipeline.h"
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "recipe.h"
 #include "swe/model_file.h"
 #include "test_util.h"
@@ -62,7 +62,7 @@ json InitRecipe(const TempDir& dir) {
 }
 
 TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompresses) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   TempDir dir;
   testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
   WriteInitModel(dir.file("init.swe"));

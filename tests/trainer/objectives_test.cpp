@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <random>
 
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "test_util.h"
 
 namespace swe::trainer {
@@ -156,7 +156,7 @@ RefineOptions SmallOptions() {
 }
 
 TEST(TrainerObjectives, ContrastiveTriplesSeparateTopics) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   std::mt19937 rng(12);
   std::normal_distribution<float> g;
   const TupleData data = TopicTriples(600, rng), fresh = TopicTriples(300, rng);
@@ -188,7 +188,7 @@ TEST(TrainerObjectives, ContrastiveTriplesSeparateTopics) {
 // KD and contrastive in one run on one table: both held-out losses fall, and the weighted total is
 // the sum of the weighted parts.
 TEST(TrainerObjectives, KdAndContrastiveCombineInOneRun) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   std::mt19937 rng(21);
   Matrix table;
   const RefineData kd = testing::SyntheticKdProblem(40, 8, 600, rng, &table);
@@ -221,7 +221,7 @@ TEST(TrainerObjectives, KdAndContrastiveCombineInOneRun) {
 // Distance minimisation with dims that differ: the teacher lives in 12 dims (an orthogonal
 // embedding of an 8-dim problem), the student in 8. The orthogonal map and the table are learned.
 TEST(TrainerObjectives, DistanceMinimisationMatchesATeacherOfOtherDims) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   std::mt19937 rng(33);
   Matrix table;
   RefineData data = testing::SyntheticKdProblem(40, 8, 600, rng, &table);

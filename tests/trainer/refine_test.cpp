@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <random>
 
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "test_util.h"
 
 namespace swe::trainer {
@@ -35,7 +35,7 @@ TEST(TrainerRefine, KdLossMatchesHandComputedValues) {
 
 // A student table whose sentence means can imitate a teacher: training lowers the held-out loss.
 TEST(TrainerRefine, DistillationLowersHeldOutLossAndKeepsTheBest) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   const uint32_t rows = 40, d = 8, n = 600;
   std::mt19937 rng(5);
   Matrix table;
@@ -115,7 +115,7 @@ TEST(TrainerRefine, ContrastiveLossMatchesHandComputedValues) {
 // order. Training from a random table lowers the held-out loss and aligns each word with its
 // translation (its nearest row of the other language).
 TEST(TrainerRefine, ContrastiveLearningAlignsTranslations) {
-  Progress::SetEnabled(false);
+  util::Progress::SetEnabled(false);
   const uint32_t words = 20, d = 8, n = 600;
   std::mt19937 rng(9);
   std::normal_distribution<float> g;

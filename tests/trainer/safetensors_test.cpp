@@ -5,14 +5,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "swe/half.h"
 #include "test_util.h"
 
 namespace swe::trainer {
 namespace {
 using testing::SafetensorsBytes;
 using testing::TensorSpec;
-using formats::BFloat16ToFloat;
-using formats::HalfToFloat;
 using formats::SafeTensors;
 
 Status Parse(const std::string& bytes, std::unique_ptr<SafeTensors>* out) {

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "swe/half.h"
+
 namespace swe::trainer::testing {
 using nlohmann::json;
 
@@ -70,20 +72,6 @@ std::string Zstd(const std::string& text, int frames) {
 }
 
 namespace {
-
-uint16_t FloatToHalf(float f) {  // round to nearest even; test values are small and normal
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  int32_t exp = static_cast<int32_t>((x >> 23) & 0xFF) - 127 + 15;
-  uint32_t mant = x & 0x7FFFFF;
-  if (exp <= 0) return static_cast<uint16_t>(sign);  // flush tiny values to zero
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7C00);
-  uint32_t h = sign | static_cast<uint32_t>(exp) << 10 | mant >> 13;
-  uint32_t rest = mant & 0x1FFF;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
-  return static_cast<uint16_t>(h);
-}
 
 uint16_t FloatToBf16(float f) {
   uint32_t x;

@@ -1,4 +1,4 @@
-#include "tfjs_model.h"
+#include "swe/formats/tfjs_model.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@ namespace swe::trainer {
 namespace {
 using testing::TempDir;
 using testing::WriteFile;
+using formats::TfjsGraphModel;
 
 std::string Bytes(const std::vector<float>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4);

@@ -320,4 +320,15 @@ Status LoadBertTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* 
   return Status::Ok();
 }
 
+namespace {
+Status BertSubwordVocab(const TeacherOptions& options, SubwordVocab* out) {
+  BertTokenizer tok;
+  SWE_RETURN_IF_ERROR(BertTokenizer::Load(options.path + "/tokenizer.json", &tok));
+  *out = tok.ToSubwordVocab();
+  return Status::Ok();
+}
+}  // namespace
+
+extern const TeacherKind kBertTeacher = {"bert", LoadBertTeacher, BertSubwordVocab};
+
 }  // namespace swe::trainer

@@ -7,7 +7,7 @@
 #include <cctype>
 #include <cstring>
 
-#include "progress.h"
+#include "swe/util/progress.h"
 
 namespace swe::trainer {
 
@@ -189,7 +189,7 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
     if (stat(path.c_str(), &st) != 0) return IoError("corpus file not found: " + path);
     total_bytes += static_cast<uint64_t>(st.st_size);
   }
-  Progress progress(stage, total_bytes, "bytes");
+  util::Progress progress(stage, total_bytes, "bytes");
   uint64_t done_bytes = 0, sentences = 0, lines = 0;
   std::string line;
   std::vector<std::string_view> pieces;

@@ -2,14 +2,6 @@
 
 namespace swe::trainer {
 
-Status ParseDType(const std::string& name, DType* out) {
-  if (name == "f32") *out = DType::kF32;
-  else if (name == "f16") *out = DType::kF16;
-  else if (name == "int8") *out = DType::kInt8;
-  else return InvalidArgument("unknown dtype '" + name + "' (f32, f16 or int8)");
-  return Status::Ok();
-}
-
 Status ExportModel(const ExportInputs& in, DType dtype, const std::string& path, size_t* bytes) {
   if (in.words.size() != in.table.rows) return InvalidArgument("export: one word per table row is needed");
   if (!in.counts.empty() && in.counts.size() != in.words.size()) return InvalidArgument("export: counts size");

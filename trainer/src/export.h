@@ -21,9 +21,6 @@ struct ExportInputs {
   bool normalize = true;
 };
 
-// "f32" | "f16" | "int8".
-Status ParseDType(const std::string& name, DType* out);
-
 // Writes the model atomically to `path`; `bytes` (optional) receives the file size.
 Status ExportModel(const ExportInputs& inputs, DType dtype, const std::string& path, size_t* bytes);
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "progress.h"
+#include "swe/util/progress.h"
 #include "swe/tokenizer.h"
 
 namespace swe::trainer {
@@ -48,7 +48,7 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return samples[a].text.size() < samples[b].text.size(); });
   const uint32_t batch = std::max<uint32_t>(1, options.batch_size);
-  Progress progress("extract", samples.size(), "sentences");
+  util::Progress progress("extract", samples.size(), "sentences");
   std::vector<std::string> texts;
   std::vector<std::vector<WordSpan>> spans;
   std::vector<std::vector<uint32_t>> span_rows;

@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "pipeline.h"
-#include "progress.h"
 #include "recipe.h"
+#include "swe/util/args.h"
+#include "swe/util/progress.h"
 #include "teacher_eval.h"
 
 #ifndef SWE_TRAINER_VERSION
@@ -47,80 +48,49 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(const std::vector<std::string>& args) {
   using namespace swe::trainer;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    std::fputs(kUsage, stderr);
-    return 2;
+  using swe::util::ParseCount;
+  using swe::util::UsageError;
+  const swe::util::ParsedArgs parsed = swe::util::ParseArgs(
+      args,
+      {{"recipe", 0, 1}, {"force", 0, 0}, {"device", 0, 1}, {"threads", 0, 1}, {"teacher", 0, 2}, {"quiet", 0, 0},
+       {"tasks", 0, 1}, {"data", 0, 1}, {"json", 0, 1}, {"markdown", 0, 1}, {"limit", 0, 1}, {"batch", 0, 1},
+       {"version", 0, 0}},
+      "swe-trainer");
+  if (parsed.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
-  std::string command, recipe_path, teacher_kind, teacher_path;
+  if (parsed.has("version")) {
+    std::printf("swe-trainer %s\n", SWE_TRAINER_VERSION);
+    return 0;
+  }
+  if (parsed.positional.empty()) throw UsageError("no command", "swe-trainer");
+  if (parsed.positional.size() > 1) throw UsageError("unexpected argument " + parsed.positional[1], "swe-trainer");
+  const std::string& command = parsed.positional[0];
+  if (parsed.has("quiet")) swe::util::Progress::SetEnabled(false);
   RunOptions options;
-  TeacherEvalOptions eval_options;
-  const char* env_data = std::getenv("SWE_DATA");
-  if (env_data != nullptr && *env_data) eval_options.suite.data_dir = env_data;
-  eval_options.suite.classify.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto number = [](const std::string& v, long min, long max, long* out) {
-    char* end = nullptr;
-    *out = std::strtol(v.c_str(), &end, 10);
-    return !v.empty() && end && !*end && *out >= min && *out <= max;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (a == "--version") {
-      std::printf("swe-trainer %s\n", SWE_TRAINER_VERSION);
-      return 0;
-    } else if (a == "--recipe") {
-      if (!value(&recipe_path)) return Fail("--recipe needs a file");
-    } else if (a == "--device") {
-      if (!value(&options.device)) return Fail("--device needs a value");
-    } else if (a == "--threads") {
-      std::string v;
-      long n = 0;
-      if (!value(&v)) return Fail("--threads needs a number");
-      if (!number(v, 0, 1024, &n)) return Fail("bad --threads " + v);
-      options.threads = static_cast<int>(n);
-    } else if (a == "--teacher") {
-      if (!value(&teacher_kind) || !value(&teacher_path)) return Fail("--teacher needs a kind and a directory");
-    } else if (a == "--tasks") {
-      if (!value(&eval_options.tasks)) return Fail("--tasks needs a list");
-    } else if (a == "--data") {
-      if (!value(&eval_options.suite.data_dir)) return Fail("--data needs a directory");
-    } else if (a == "--json") {
-      if (!value(&eval_options.json_path)) return Fail("--json needs a file");
-    } else if (a == "--markdown") {
-      if (!value(&eval_options.markdown_path)) return Fail("--markdown needs a file");
-    } else if (a == "--limit" || a == "--batch") {
-      std::string v;
-      long n = 0;
-      if (!value(&v) || !number(v, 1, 100'000'000, &n)) return Fail(a + " needs a number >= 1");
-      if (a == "--limit") eval_options.suite.limit = static_cast<size_t>(n);
-      else eval_options.batch_size = static_cast<uint32_t>(std::min(n, 100'000L));
-    } else if (a == "--force") {
-      options.force = true;
-    } else if (a == "--quiet") {
-      Progress::SetEnabled(false);
-    } else if (!a.empty() && a[0] == '-') {
-      return Fail("unknown option " + a + "\n" + kUsage);
-    } else if (command.empty()) {
-      command = a;
-    } else {
-      return Fail("unexpected argument " + a);
-    }
+  options.force = parsed.has("force");
+  options.device = parsed.get("device");
+  if (parsed.has("threads")) options.threads = static_cast<int>(ParseCount(parsed.get("threads"), "--threads", 0, 1024));
+  std::string teacher_kind, teacher_path;
+  if (parsed.has("teacher")) {
+    teacher_kind = parsed.values.at("teacher")[0];
+    teacher_path = parsed.values.at("teacher")[1];
   }
-  if (command.empty()) return Fail("no command\n" + std::string(kUsage));
   if (command == "eval") {
     if (teacher_kind.empty()) return Fail("eval needs --teacher KIND DIR");
+    TeacherEvalOptions eval_options;
+    const char* env_data = std::getenv("SWE_DATA");
+    if (env_data != nullptr && *env_data) eval_options.suite.data_dir = env_data;
+    eval_options.suite.data_dir = parsed.get("data", eval_options.suite.data_dir);
+    eval_options.suite.classify.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    eval_options.tasks = parsed.get("tasks", eval_options.tasks);
+    eval_options.json_path = parsed.get("json");
+    eval_options.markdown_path = parsed.get("markdown");
+    if (parsed.has("limit")) eval_options.suite.limit = ParseCount(parsed.get("limit"), "--limit", 1, 100'000'000);
+    if (parsed.has("batch")) eval_options.batch_size = static_cast<uint32_t>(ParseCount(parsed.get("batch"), "--batch", 1, 100'000));
     eval_options.teacher.kind = teacher_kind;
     eval_options.teacher.path = teacher_path;
     eval_options.teacher.device = options.device.empty() ? "auto" : options.device;
@@ -137,6 +107,7 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(s.message());
     options.only.push_back(stage);
   }
+  const std::string recipe_path = parsed.get("recipe");
   if (recipe_path.empty()) return Fail("--recipe FILE.json is required");
   Recipe recipe;
   swe::Status s = LoadRecipe(recipe_path, &recipe);
@@ -145,4 +116,15 @@ int main(int argc, char** argv) {
   s = RunPipeline(recipe, options);
   if (!s.ok()) return Fail(s.ToString());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const swe::util::UsageError& e) {
+    std::fprintf(stderr, "swe-trainer: %s\n", e.what());
+    return 2;
+  }
 }

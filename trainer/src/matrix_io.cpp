@@ -5,22 +5,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <initializer_list>
+
+#include "swe/util/file.h"
 
 namespace swe::trainer {
 namespace {
 constexpr char kMagic[8] = {'S', 'W', 'E', 'M', 'A', 'T', '0', '1'};
 
-Status WriteAtomically(const std::string& path, const std::string& header, const void* data, size_t size) {
-  std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return IoError("cannot write " + tmp + ": " + std::strerror(errno));
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            (size == 0 || std::fwrite(data, 1, size, f) == size);
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) return IoError("write failed: " + tmp);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return IoError("cannot rename " + tmp + " to " + path);
+Status WriteAtomically(const std::string& path, std::initializer_list<util::ByteSpan> parts) {
+  std::string error;
+  if (!util::WriteFileAtomically(path, parts, &error)) return IoError(error);
   return Status::Ok();
 }
 }  // namespace
@@ -30,7 +25,7 @@ Status WriteMatrix(const std::string& path, const Matrix& m) {
   std::string header(kMagic, 8);
   uint64_t dims[2] = {m.rows, m.cols};
   header.append(reinterpret_cast<const char*>(dims), sizeof dims);
-  return WriteAtomically(path, header, m.data.data(), m.data.size() * sizeof(float));
+  return WriteAtomically(path, {{header.data(), header.size()}, {m.data.data(), m.data.size() * sizeof(float)}});
 }
 
 Status ReadMatrix(const std::string& path, Matrix* m) {
@@ -68,15 +63,12 @@ Status ReadMatrix(const std::string& path, Matrix* m) {
 }
 
 Status WriteTextFile(const std::string& path, const std::string& text) {
-  return WriteAtomically(path, text, nullptr, 0);
+  return WriteAtomically(path, {{text.data(), text.size()}});
 }
 
 Status ReadTextFile(const std::string& path, std::string* text) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot read " + path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *text = ss.str();
+  std::string error;
+  if (!util::ReadFile(path, text, &error)) return IoError(error);
   return Status::Ok();
 }
 

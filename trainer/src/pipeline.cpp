@@ -18,9 +18,7 @@
 #include "refine_data.h"
 #include "sampler.h"
 #include "teacher.h"
-#include "use_lite_teacher.h"
 #include "vocab.h"
-#include "wordpiece.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"
@@ -57,7 +55,6 @@ class Runner {
   Status Compress(const RefineData& sentences, const std::string& device, Matrix* table, json* stats) const;
   bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
   Status Export(json* stats);
-  Status SubwordVocabOfTeacher(SubwordVocab* out) const;
 
   const Recipe& r_;
   const RunOptions& o_;
@@ -390,22 +387,6 @@ Status Runner::Refine(json* stats) {
   return WriteMatrix(Path("refined.swm"), table);
 }
 
-// The teacher tokenizer's subword vocabulary (splits unknown words at inference).
-Status Runner::SubwordVocabOfTeacher(SubwordVocab* out) const {
-  if (r_.teacher.kind == "bert") {
-    BertTokenizer tok;
-    SWE_RETURN_IF_ERROR(BertTokenizer::Load(r_.teacher.path + "/tokenizer.json", &tok));
-    *out = tok.ToSubwordVocab();
-  } else if (r_.teacher.kind == "use-lite") {
-    std::string dir;
-    UseLiteTokenizer tok;
-    SWE_RETURN_IF_ERROR(ResolveUseLiteDir(r_.teacher.path, &dir));
-    SWE_RETURN_IF_ERROR(UseLiteTokenizer::Load(dir + "/vocab.json", &tok));
-    *out = tok.ToSubwordVocab();
-  }
-  return Status::Ok();
-}
-
 Status Runner::Export(json* stats) {
   ExportInputs in;
   SWE_RETURN_IF_ERROR(ReadMatrix(Path("refined.swm"), &in.table));
@@ -425,7 +406,9 @@ Status Runner::Export(json* stats) {
     }
     for (const WordCount& w : vocab) in.words.push_back(w.word);
     in.tokenizer = r_.vocab.tokenizer;
-    SWE_RETURN_IF_ERROR(SubwordVocabOfTeacher(&in.tokenizer.subword));
+    const TeacherKind* teacher_kind = nullptr;
+    SWE_RETURN_IF_ERROR(FindTeacherKind(r_.teacher.kind, &teacher_kind));
+    SWE_RETURN_IF_ERROR(teacher_kind->subword_vocab(r_.teacher, &in.tokenizer.subword));
   }
   in.normalize = r_.normalize;
   json refine_stats;
@@ -460,7 +443,7 @@ Status Runner::Export(json* stats) {
     p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
   }
   DType dtype;
-  SWE_RETURN_IF_ERROR(ParseDType(r_.dtype, &dtype));
+  if (!ParseDType(r_.dtype, &dtype)) return InvalidArgument("export.dtype: unknown dtype '" + r_.dtype + "'");
   std::filesystem::path out(r_.export_path);
   if (out.has_parent_path()) {
     std::error_code ec;

@@ -97,7 +97,8 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   Get(exp, "dtype", &r->dtype);
   Get(exp, "normalize", &r->normalize);
   if (r->export_path.empty()) return InvalidArgument("recipe: 'export.path' is required");
-  if (r->dtype != "f32" && r->dtype != "f16" && r->dtype != "int8") {
+  DType dtype;
+  if (!ParseDType(r->dtype, &dtype)) {
     return InvalidArgument("recipe: export.dtype must be f32, f16 or int8");
   }
   for (const char* s : {"corpus", "tokenizer", "vocab", "sample", "teacher", "pca", "refine", "export"}) {

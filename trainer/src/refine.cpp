@@ -7,8 +7,8 @@
 #include <numeric>
 #include <random>
 
-#include "progress.h"
 #include "refine_internal.h"
+#include "swe/util/progress.h"
 
 namespace swe::trainer {
 namespace F = torch::nn::functional;
@@ -131,7 +131,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   torch::Tensor best = weights.detach().clone();
   uint32_t since_best = 0;
   const uint64_t steps_per_epoch = (splits[largest].train.size() - 2) / options.batch_size + 1;
-  Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
+  util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
   uint64_t step = 0;
   for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
     for (TermSplit& s : splits) s.pos = s.train.size();  // reshuffled at their first batch

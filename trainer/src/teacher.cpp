@@ -3,16 +3,39 @@
 #include <algorithm>
 #include <numeric>
 
-#include "bert_teacher.h"
-#include "progress.h"
-#include "use_lite_teacher.h"
+#include "swe/util/progress.h"
+
+// The teacher kinds, one line each; every kind's TeacherKind is defined in its own file.
+#define SWE_TEACHER_KINDS(X) \
+  X(kBertTeacher)            /* bert_teacher.cpp */ \
+  X(kUseLiteTeacher)         /* use_lite_teacher.cpp */
 
 namespace swe::trainer {
 
+#define SWE_DECLARE_TEACHER_KIND(kind) extern const TeacherKind kind;
+SWE_TEACHER_KINDS(SWE_DECLARE_TEACHER_KIND)
+
+namespace {
+#define SWE_TEACHER_KIND_ADDRESS(kind) &kind,
+const TeacherKind* const kTeacherKinds[] = {SWE_TEACHER_KINDS(SWE_TEACHER_KIND_ADDRESS)};
+}  // namespace
+
+Status FindTeacherKind(const std::string& name, const TeacherKind** out) {
+  std::string known;
+  for (const TeacherKind* kind : kTeacherKinds) {
+    if (name == kind->name) {
+      *out = kind;
+      return Status::Ok();
+    }
+    known += std::string(known.empty() ? "" : ", ") + kind->name;
+  }
+  return InvalidArgument("unknown teacher kind '" + name + "' (known: " + known + ")");
+}
+
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out) {
-  if (options.kind == "bert") return LoadBertTeacher(options, out);
-  if (options.kind == "use-lite") return LoadUseLiteTeacher(options, out);
-  return InvalidArgument("unknown teacher kind '" + options.kind + "' (known: bert, use-lite)");
+  const TeacherKind* kind = nullptr;
+  SWE_RETURN_IF_ERROR(FindTeacherKind(options.kind, &kind));
+  return kind->load(options, out);
 }
 
 Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,
@@ -22,7 +45,7 @@ Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, 
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
   const size_t dims = teacher.dims();
-  Progress progress(label, texts.size(), "sentences");
+  util::Progress progress(label, texts.size(), "sentences");
   TeacherOutput result;
   std::vector<std::string> batch;
   for (size_t start = 0; start < order.size(); start += batch_size) {

@@ -48,6 +48,20 @@ struct TeacherOptions {
   uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert); 0 = the model's limit (use-lite: 128 pieces)
 };
 
+// A kind of teacher, as recipes name it (teacher.kind). Each is defined in its teacher's own file and
+// registered with one line in teacher.cpp; nothing else in the trainer names a kind.
+struct TeacherKind {
+  const char* name;
+  Status (*load)(const TeacherOptions& options, std::unique_ptr<Teacher>* out);
+  // The teacher's subword vocabulary from its files alone (no weights loaded): the exported model's
+  // fallback for out-of-vocabulary words.
+  Status (*subword_vocab)(const TeacherOptions& options, SubwordVocab* out);
+};
+
+// The kind named `name`; an error listing the known kinds when there is none.
+Status FindTeacherKind(const std::string& name, const TeacherKind** out);
+
+// Loads the teacher of options.kind.
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out);
 
 // The teacher's sentence vectors for `texts`, texts.size() x dims() floats into `out` in input order,

@@ -7,10 +7,13 @@
 #include <map>
 
 #include "matrix_io.h"
-#include "tfjs_model.h"
+#include "swe/formats/tfjs_model.h"
 
 namespace swe::trainer {
 namespace {
+using formats::TfjsGraphModel;
+using formats::TfjsNode;
+using formats::TfjsTensor;
 
 const std::string kEnc = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
 const std::string kStack = kEnc + "TransformerStack/";
@@ -334,5 +337,18 @@ Status LoadUseLiteTeacher(const TeacherOptions& options, std::unique_ptr<Teacher
   *out = std::make_unique<UseLiteTeacher>(std::move(m), options.path);
   return Status::Ok();
 }
+
+namespace {
+Status UseLiteSubwordVocab(const TeacherOptions& options, SubwordVocab* out) {
+  std::string dir;
+  UseLiteTokenizer tok;
+  SWE_RETURN_IF_ERROR(ResolveUseLiteDir(options.path, &dir));
+  SWE_RETURN_IF_ERROR(UseLiteTokenizer::Load(dir + "/vocab.json", &tok));
+  *out = tok.ToSubwordVocab();
+  return Status::Ok();
+}
+}  // namespace
+
+extern const TeacherKind kUseLiteTeacher = {"use-lite", LoadUseLiteTeacher, UseLiteSubwordVocab};
 
 }  // namespace swe::trainer

@@ -14,17 +14,12 @@ Tables:
 """
 import argparse
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from ucd import MAX_CP, read_property, read_unicode_data  # noqa: E402
 
 OTHER, MN, PUNCT, SPACE = 1, 2, 4, 8
-MAX_CP = 0x10FFFF
-
-
-def lines(path):
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                yield [x.strip() for x in line.split(";")]
 
 
 def main():
@@ -32,28 +27,8 @@ def main():
     ap.add_argument("--ucd", default="/usr/share/unicode")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "src", "bert_unicode_data.inc"))
     args = ap.parse_args()
-    gc = ["Cn"] * (MAX_CP + 1)
-    lower, decomp = {}, {}
-    first = None
-    for f in lines(os.path.join(args.ucd, "UnicodeData.txt")):
-        cp, name, cat = int(f[0], 16), f[1], f[2]
-        if name.endswith(", First>"):
-            first = cp
-            continue
-        if name.endswith(", Last>"):
-            for c in range(first, cp + 1):
-                gc[c] = cat
-            continue
-        gc[cp] = cat
-        if f[5] and not f[5].startswith("<"):
-            decomp[cp] = [int(x, 16) for x in f[5].split()]
-        if f[13]:
-            lower[cp] = int(f[13], 16)
-    space = set()
-    for f in lines(os.path.join(args.ucd, "PropList.txt")):
-        if f[1] == "White_Space":
-            a, _, b = f[0].partition("..")
-            space.update(range(int(a, 16), int(b or a, 16) + 1))
+    gc, decomp, lower = read_unicode_data(args.ucd)
+    space = read_property(os.path.join(args.ucd, "PropList.txt"), "White_Space")
 
     def flags(c):
         g = gc[c]

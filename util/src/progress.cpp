@@ -2,29 +2,39 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace swe::util {
 namespace {
 
-std::string Duration(double seconds) {
-  if (seconds < 0) seconds = 0;
-  auto s = static_cast<uint64_t>(seconds + 0.5);
-  char text[32];
-  if (s >= 3600) {
-    std::snprintf(text, sizeof text, "%llu:%02llu:%02llu", static_cast<unsigned long long>(s / 3600),
-                  static_cast<unsigned long long>(s / 60 % 60), static_cast<unsigned long long>(s % 60));
-  } else {
-    std::snprintf(text, sizeof text, "%llu:%02llu", static_cast<unsigned long long>(s / 60),
-                  static_cast<unsigned long long>(s % 60));
-  }
-  return text;
+int g_enabled = -1;  // -1: decide by isatty(stderr)
+
+bool Enabled() {
+  if (g_enabled < 0) g_enabled = isatty(STDERR_FILENO) == 1 ? 1 : 0;
+  return g_enabled == 1;
 }
 
 }  // namespace
 
-Progress::Progress(std::string label, uint64_t total, bool bytes)
-    : label_(std::move(label)), total_(total), bytes_(bytes), enabled_(isatty(STDERR_FILENO) == 1) {
+void Progress::SetEnabled(bool enabled) { g_enabled = enabled ? 1 : 0; }
+
+std::string FormatDuration(double seconds) {
+  if (!(seconds >= 0)) seconds = 0;
+  const auto s = static_cast<unsigned long long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%lluh%02llum", s / 3600, s % 3600 / 60);
+  } else if (s >= 60) {
+    std::snprintf(text, sizeof text, "%llum%02llus", s / 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%llus", s);
+  }
+  return text;
+}
+
+Progress::Progress(std::string label, uint64_t total, std::string unit)
+    : label_(std::move(label)), unit_(std::move(unit)), total_(total), enabled_(Enabled()) {
   start_ = last_draw_ = std::chrono::steady_clock::now();
 }
 
@@ -33,7 +43,7 @@ Progress::~Progress() { Finish(); }
 void Progress::Update(uint64_t done) {
   done_ = done;
   if (!enabled_ || finished_) return;
-  auto now = std::chrono::steady_clock::now();
+  const auto now = std::chrono::steady_clock::now();
   if (now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
   Draw(false);
@@ -47,8 +57,8 @@ void Progress::Finish() {
 
 std::string Progress::Amount(uint64_t n) const {
   char text[32];
-  if (bytes_) {
-    std::snprintf(text, sizeof text, "%.1f MB", n / 1e6);
+  if (unit_ == "bytes") {
+    std::snprintf(text, sizeof text, "%.1f", n / 1e6);
   } else {
     std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(n));
   }
@@ -56,18 +66,25 @@ std::string Progress::Amount(uint64_t n) const {
 }
 
 void Progress::Draw(bool final) {
-  constexpr int kWidth = 30;
-  double fraction = total_ == 0 ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
-  if (fraction > 1) fraction = 1;
-  int filled = static_cast<int>(fraction * kWidth);
-  std::string bar(filled, '=');
-  if (filled < kWidth) bar += '>';
-  bar.resize(kWidth, ' ');
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::string timing = final || fraction <= 0 ? Duration(elapsed)
-                                               : "ETA " + Duration(elapsed / fraction * (1 - fraction));
-  std::fprintf(stderr, "\r%s [%s] %3d%% %s/%s %s\x1b[K", label_.c_str(), bar.c_str(), static_cast<int>(fraction * 100),
-               Amount(done_).c_str(), Amount(total_).c_str(), timing.c_str());
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
+  const std::string unit = unit_ == "bytes" ? " MB" : unit_.empty() ? "" : " " + unit_;
+  const std::string time = final ? "done in " + FormatDuration(elapsed) : FormatDuration(elapsed);
+  if (total_ == 0) {
+    std::fprintf(stderr, "\r%s  %s%s  %.0f/s  %s\x1b[K", label_.c_str(), Amount(done_).c_str(), unit.c_str(), rate,
+                 time.c_str());
+  } else {
+    constexpr int kWidth = 30;
+    const double fraction = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
+    const int filled = static_cast<int>(fraction * kWidth);
+    std::string bar(filled, '=');
+    if (filled < kWidth) bar += '>';
+    bar.resize(kWidth, ' ');
+    const std::string eta = final || rate <= 0 ? time : "ETA " + FormatDuration((total_ - std::min(done_, total_)) / rate);
+    std::fprintf(stderr, "\r%s [%s] %3d%%  %s/%s%s  %.0f/s  %s\x1b[K", label_.c_str(), bar.c_str(),
+                 static_cast<int>(fraction * 100), Amount(done_).c_str(), Amount(total_).c_str(), unit.c_str(), rate,
+                 eta.c_str());
+  }
   if (final) std::fputc('\n', stderr);
   std::fflush(stderr);
 }

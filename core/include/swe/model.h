@@ -22,6 +22,8 @@ class SubwordTokenizer;
 
 enum class DType : uint8_t { kF32 = 0, kF16 = 1, kInt8 = 2 };
 const char* dtype_name(DType dtype);  // "f32", "f16", "int8"
+// The inverse of dtype_name: false (and *out untouched) for any other name.
+bool ParseDType(std::string_view name, DType* out);
 
 enum class CjkMode : uint8_t { kNone = 0, kCharacters = 1, kSubwords = 2 };
 enum class SubwordKind : uint8_t { kNone = 0, kWordPiece = 1, kUnigram = 2 };

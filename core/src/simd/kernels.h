@@ -39,8 +39,4 @@ const Kernels& Active();
 // Every variant this CPU can run, best last (for tests and benchmarks).
 std::vector<const Kernels*> Supported();
 
-// IEEE binary16 <-> binary32 (exact for f16 -> f32; round-to-nearest-even for f32 -> f16).
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);
-
 }  // namespace swe::simd

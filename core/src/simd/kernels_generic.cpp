@@ -2,3 +2,4 @@
 #define SWE_KERNELS_NS generic
 #define SWE_KERNELS_NAME "generic"
 #include "simd/kernels_impl.h"
+#include "simd/kernels_table.h"

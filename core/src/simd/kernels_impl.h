@@ -1,8 +1,9 @@
-// The one generic source of every kernel variant. A variant's translation unit defines
-// SWE_KERNELS_NS (its namespace: generic, avx2, wasm128, ...) and SWE_KERNELS_NAME, optionally
-// overrides single kernels (SWE_KERNEL_<NAME> naming its own function, e.g. intrinsics), then
-// includes this file once; the instruction set comes from the compile flags of that unit. Keep it
-// portable: plain C++ loops that GCC and clang vectorize, nothing specific to one architecture.
+// The portable source of every kernel: the generic variant, and the reference of the others. A
+// variant's translation unit defines SWE_KERNELS_NS (its namespace: generic, avx2, wasm128, ...) and
+// SWE_KERNELS_NAME, includes this file, then its own kernels (vector_kernels.h over its Vec type, and
+// intrinsics), then kernels_table.h with SWE_KERNEL_<NAME> naming each kernel of its own; the
+// instruction set comes from the compile flags of that unit. Keep it portable: plain C++ loops that
+// GCC and clang vectorize, nothing specific to one architecture.
 //
 // Determinism (docs/FORMAT.md, "Determinism"): every variant gives bit-identical results.
 //  - No FMA: core is compiled with -ffp-contract=off and kernels never call fma().
@@ -26,36 +27,12 @@
 #include <cstring>
 
 #include "simd/kernels.h"
+#include "swe/half.h"
 
 namespace swe::simd::SWE_KERNELS_NS {
-
-extern const Kernels kKernels;
-
 namespace impl {
 
 constexpr size_t kLanes = 8;
-
-inline uint32_t FloatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-inline float BitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-// binary16 -> binary32, exact and branch-free (so that loops over it vectorize). The half's exponent
-// and mantissa, moved to the float's positions, read as a float with the wrong bias; scaling by
-// 2^(127-15) fixes the bias exactly, subnormal halves included. Inf and NaN (which land at >= 2^16)
-// get the all-ones exponent and keep their payload.
-inline float HalfToFloat(uint16_t h) {
-  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
-  const float scaled = BitsFloat(uint32_t{h & 0x7FFFu} << 13) * 0x1p112f;
-  const uint32_t special = 0u - static_cast<uint32_t>(scaled >= 0x1p16f);  // all ones or zero
-  return BitsFloat(FloatBits(scaled) | (special & 0x7F800000u) | sign);
-}
 
 inline float Combine(const float* s) {
   return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
@@ -100,33 +77,8 @@ inline void ScanI8(const int8_t* q, const int8_t* rows, size_t n, size_t count, 
   for (size_t r = 0; r < count; ++r) out[r] = DotI8(q, rows + r * n, n);
 }
 
-}  // namespace impl
 
-#ifndef SWE_KERNEL_AXPY_F32
-#define SWE_KERNEL_AXPY_F32 impl::AxpyF32
-#endif
-#ifndef SWE_KERNEL_AXPY_F16
-#define SWE_KERNEL_AXPY_F16 impl::AxpyF16
-#endif
-#ifndef SWE_KERNEL_AXPY_I8
-#define SWE_KERNEL_AXPY_I8 impl::AxpyI8
-#endif
-#ifndef SWE_KERNEL_DOT_F32
-#define SWE_KERNEL_DOT_F32 impl::DotF32
-#endif
-#ifndef SWE_KERNEL_DOT_I8
-#define SWE_KERNEL_DOT_I8 impl::DotI8
-#endif
-#ifndef SWE_KERNEL_SCAN_F32
-#define SWE_KERNEL_SCAN_F32 impl::ScanF32
-#endif
-#ifndef SWE_KERNEL_SCAN_I8
-#define SWE_KERNEL_SCAN_I8 impl::ScanI8
-#endif
-
-namespace impl {
-
-// Gather: the variant's own axpy once per id, called directly (no indirect call per word). Each
+// Gather: axpy once per id, called directly (no indirect call per word). Each
 // element gets its additions in the order of ids, so any blocking of the columns gives the same
 // bits: variants with intrinsics keep a block of the accumulator in registers across all rows
 // (GCC 12 keeps a local block of a plain loop in memory, which measured slower than this).
@@ -139,40 +91,24 @@ inline float Coefficient(uint32_t id, const float* weights, const float* scales)
 inline void GatherF32(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
                       const float* weights, size_t n) {
   for (size_t j = 0; j < count; ++j) {
-    SWE_KERNEL_AXPY_F32(acc, table + ids[j] * stride, Coefficient(ids[j], weights, nullptr), n);
+    AxpyF32(acc, table + ids[j] * stride, Coefficient(ids[j], weights, nullptr), n);
   }
 }
 
 inline void GatherF16(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
                       const float* weights, size_t n) {
   for (size_t j = 0; j < count; ++j) {
-    SWE_KERNEL_AXPY_F16(acc, table + ids[j] * stride, Coefficient(ids[j], weights, nullptr), n);
+    AxpyF16(acc, table + ids[j] * stride, Coefficient(ids[j], weights, nullptr), n);
   }
 }
 
 inline void GatherI8(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
                      const float* weights, const float* scales, size_t n) {
   for (size_t j = 0; j < count; ++j) {
-    SWE_KERNEL_AXPY_I8(acc, table + ids[j] * stride, Coefficient(ids[j], weights, scales), n);
+    AxpyI8(acc, table + ids[j] * stride, Coefficient(ids[j], weights, scales), n);
   }
 }
 
 }  // namespace impl
-
-#ifndef SWE_KERNEL_GATHER_F32
-#define SWE_KERNEL_GATHER_F32 impl::GatherF32
-#endif
-#ifndef SWE_KERNEL_GATHER_F16
-#define SWE_KERNEL_GATHER_F16 impl::GatherF16
-#endif
-#ifndef SWE_KERNEL_GATHER_I8
-#define SWE_KERNEL_GATHER_I8 impl::GatherI8
-#endif
-
-const Kernels kKernels = {
-    SWE_KERNELS_NAME,      SWE_KERNEL_AXPY_F32,   SWE_KERNEL_AXPY_F16,  SWE_KERNEL_AXPY_I8,
-    SWE_KERNEL_DOT_F32,    SWE_KERNEL_DOT_I8,     SWE_KERNEL_SCAN_F32,  SWE_KERNEL_SCAN_I8,
-    SWE_KERNEL_GATHER_F32, SWE_KERNEL_GATHER_F16, SWE_KERNEL_GATHER_I8,
-};
 
 }  // namespace swe::simd::SWE_KERNELS_NS

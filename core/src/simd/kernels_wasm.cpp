@@ -5,9 +5,8 @@
 //  - dot_f32 / scan_f32: the 8 lanes of kernels_impl.h as two 4-wide registers (lanes 0-3, 4-7),
 //    the tail of n % 8 elements added to lanes 0.. in scalar code, then impl::Combine's fixed tree;
 //  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact);
-//  - gather (the encoder's loop over a text's words): a block of accumulator columns stays in
-//    registers while every row adds its slice, rows in order, so each element gets exactly the
-//    additions of one axpy per row (as kernels_avx2.cpp does with 8-wide registers).
+//  - axpy and gather (the encoder's loop over a text's words): vector_kernels.h over a 4-float Vec,
+//    the same source as kernels_avx2.cpp's 8-float one.
 #include <wasm_simd128.h>
 
 #include <cstddef>
@@ -15,33 +14,6 @@
 
 #define SWE_KERNELS_NS wasm128
 #define SWE_KERNELS_NAME "wasm128"
-#define SWE_KERNEL_AXPY_F32 AxpyF32Wasm
-#define SWE_KERNEL_AXPY_F16 AxpyF16Wasm
-#define SWE_KERNEL_AXPY_I8 AxpyI8Wasm
-#define SWE_KERNEL_DOT_F32 DotF32Wasm
-#define SWE_KERNEL_DOT_I8 DotI8Wasm
-#define SWE_KERNEL_SCAN_F32 ScanF32Wasm
-#define SWE_KERNEL_SCAN_I8 ScanI8Wasm
-#define SWE_KERNEL_GATHER_F32 GatherF32Wasm
-#define SWE_KERNEL_GATHER_F16 GatherF16Wasm
-#define SWE_KERNEL_GATHER_I8 GatherI8Wasm
-
-namespace swe::simd::wasm128 {
-void AxpyF32Wasm(float* acc, const float* x, float a, size_t n);
-void AxpyF16Wasm(float* acc, const uint16_t* x, float a, size_t n);
-void AxpyI8Wasm(float* acc, const int8_t* x, float a, size_t n);
-float DotF32Wasm(const float* a, const float* b, size_t n);
-int32_t DotI8Wasm(const int8_t* a, const int8_t* b, size_t n);
-void ScanF32Wasm(const float* q, const float* rows, size_t n, size_t count, float* out);
-void ScanI8Wasm(const int8_t* q, const int8_t* rows, size_t n, size_t count, int32_t* out);
-void GatherF32Wasm(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
-                   const float* weights, size_t n);
-void GatherF16Wasm(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
-                   const float* weights, size_t n);
-void GatherI8Wasm(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
-                  const float* weights, const float* scales, size_t n);
-}  // namespace swe::simd::wasm128
-
 #include "simd/kernels_impl.h"
 
 namespace swe::simd::wasm128 {
@@ -51,10 +23,7 @@ namespace {
 v128_t Load(const float* p) { return wasm_v128_load(p); }
 void Store(float* p, v128_t v) { wasm_v128_store(p, v); }
 
-// acc[0..4) += a * x, where x holds four floats.
-void Accumulate4(float* acc, v128_t va, v128_t x) { Store(acc, wasm_f32x4_add(Load(acc), wasm_f32x4_mul(va, x))); }
-
-// Four binary16 values (zero-extended to 32 bit) -> four floats, impl::HalfToFloat's bit trick.
+// Four binary16 values (zero-extended to 32 bit) -> four floats, swe::HalfToFloat's bit trick (swe/half.h).
 v128_t HalfToFloat4(v128_t h) {
   const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
   const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7FFF)), 13);
@@ -98,73 +67,22 @@ v128_t Dot16(v128_t a, v128_t b) {
                         wasm_i32x4_dot_i16x8(WidenHigh(a), WidenHigh(b)));
 }
 
-// Four table values as floats (exact conversions), reading exactly four elements.
-v128_t Load4(const float* p) { return wasm_v128_load(p); }
-v128_t Load4(const uint16_t* p) { return HalfToFloat4(wasm_u32x4_load16x4(p)); }
-v128_t Load4(const int8_t* p) { return Int8ToFloat4(wasm_v128_load32_zero(p)); }
+// Four floats (vector_kernels.h's Vec), reading exactly four table values and converting them exactly.
+struct Vec {
+  static constexpr size_t kWidth = 4;
+  v128_t v;
+  static Vec Splat(float a) { return {wasm_f32x4_splat(a)}; }
+  static Vec Load(const float* p) { return {wasm_v128_load(p)}; }
+  static Vec Load(const uint16_t* p) { return {HalfToFloat4(wasm_u32x4_load16x4(p))}; }
+  static Vec Load(const int8_t* p) { return {Int8ToFloat4(wasm_v128_load32_zero(p))}; }
+  void Store(float* p) const { wasm_v128_store(p, v); }
+};
+Vec operator+(Vec a, Vec b) { return {wasm_f32x4_add(a.v, b.v)}; }
+Vec operator*(Vec a, Vec b) { return {wasm_f32x4_mul(a.v, b.v)}; }
 
-float ToFloat(float x) { return x; }
-float ToFloat(uint16_t x) { return impl::HalfToFloat(x); }
-float ToFloat(int8_t x) { return static_cast<float>(x); }
-
-// Columns [c, c + 4K): K accumulator registers while every row adds its slice.
-template <int K, typename T>
-void GatherBlock(float* acc, const T* table, size_t stride, const uint32_t* ids, size_t count,
-                 const float* weights, const float* scales, size_t c) {
-  v128_t s[K];
-  for (int k = 0; k < K; ++k) s[k] = Load(acc + c + 4 * k);
-  for (size_t j = 0; j < count; ++j) {
-    const v128_t a = wasm_f32x4_splat(impl::Coefficient(ids[j], weights, scales));
-    const T* row = table + ids[j] * stride + c;
-    for (int k = 0; k < K; ++k) s[k] = wasm_f32x4_add(s[k], wasm_f32x4_mul(a, Load4(row + 4 * k)));
-  }
-  for (int k = 0; k < K; ++k) Store(acc + c + 4 * k, s[k]);
-}
-
-// Blocks of 32, then 16, 8, 4 columns; the last n % 4 columns in scalar code, with the same
-// operations per element.
-template <typename T>
-void Gather(float* acc, const T* table, size_t stride, const uint32_t* ids, size_t count, const float* weights,
-            const float* scales, size_t n) {
-  size_t c = 0;
-  for (; c + 32 <= n; c += 32) GatherBlock<8>(acc, table, stride, ids, count, weights, scales, c);
-  if (c + 16 <= n) GatherBlock<4>(acc, table, stride, ids, count, weights, scales, c), c += 16;
-  if (c + 8 <= n) GatherBlock<2>(acc, table, stride, ids, count, weights, scales, c), c += 8;
-  if (c + 4 <= n) GatherBlock<1>(acc, table, stride, ids, count, weights, scales, c), c += 4;
-  if (c == n) return;
-  for (size_t j = 0; j < count; ++j) {
-    const float a = impl::Coefficient(ids[j], weights, scales);
-    const T* row = table + ids[j] * stride;
-    for (size_t i = c; i < n; ++i) acc[i] += a * ToFloat(row[i]);
-  }
-}
+#include "simd/vector_kernels.h"
 
 }  // namespace
-
-void AxpyF32Wasm(float* acc, const float* x, float a, size_t n) {
-  const v128_t va = wasm_f32x4_splat(a);
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    Accumulate4(acc + i, va, Load(x + i));
-    Accumulate4(acc + i + 4, va, Load(x + i + 4));
-  }
-  for (; i + 4 <= n; i += 4) Accumulate4(acc + i, va, Load(x + i));
-  impl::AxpyF32(acc + i, x + i, a, n - i);
-}
-
-void AxpyF16Wasm(float* acc, const uint16_t* x, float a, size_t n) {
-  const v128_t va = wasm_f32x4_splat(a);
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) Accumulate4(acc + i, va, HalfToFloat4(wasm_u32x4_load16x4(x + i)));
-  impl::AxpyF16(acc + i, x + i, a, n - i);
-}
-
-void AxpyI8Wasm(float* acc, const int8_t* x, float a, size_t n) {
-  const v128_t va = wasm_f32x4_splat(a);
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) Accumulate4(acc + i, va, Load4(x + i));
-  impl::AxpyI8(acc + i, x + i, a, n - i);
-}
 
 float DotF32Wasm(const float* a, const float* b, size_t n) {
   v128_t lo = wasm_f32x4_splat(0.0f), hi = lo;
@@ -219,19 +137,11 @@ void ScanI8Wasm(const int8_t* q, const int8_t* rows, size_t n, size_t count, int
   for (; r < count; ++r) out[r] = DotI8Wasm(q, rows + r * n, n);
 }
 
-void GatherF32Wasm(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
-                   const float* weights, size_t n) {
-  Gather(acc, table, stride, ids, count, weights, nullptr, n);
-}
-
-void GatherF16Wasm(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
-                   const float* weights, size_t n) {
-  Gather(acc, table, stride, ids, count, weights, nullptr, n);
-}
-
-void GatherI8Wasm(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
-                  const float* weights, const float* scales, size_t n) {
-  Gather(acc, table, stride, ids, count, weights, scales, n);
-}
-
 }  // namespace swe::simd::wasm128
+
+#define SWE_KERNELS_VEC 1  // axpy and gather: vector_kernels.h
+#define SWE_KERNEL_DOT_F32 DotF32Wasm
+#define SWE_KERNEL_DOT_I8 DotI8Wasm
+#define SWE_KERNEL_SCAN_F32 ScanF32Wasm
+#define SWE_KERNEL_SCAN_I8 ScanI8Wasm
+#include "simd/kernels_table.h"

@@ -55,8 +55,4 @@ class SafeTensors {
   size_t map_size_ = 0;
 };
 
-// IEEE binary16 / bfloat16 bits to f32 (exact).
-float HalfToFloat(uint16_t h);
-float BFloat16ToFloat(uint16_t b);
-
 }  // namespace swe::formats

@@ -1,4 +1,4 @@
-#include "tfjs_model.h"
+#include "swe/formats/tfjs_model.h"
 
 #include <sys/stat.h>
 
@@ -7,10 +7,16 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "matrix_io.h"
+#include "swe/util/file.h"
 
-namespace swe::trainer {
+namespace swe::formats {
 namespace {
+
+Status ReadWholeFile(const std::string& path, std::string* out) {
+  std::string error;
+  if (!util::ReadFile(path, out, &error)) return IoError(error);
+  return Status::Ok();
+}
 using nlohmann::json;
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
@@ -207,7 +213,7 @@ Status TfjsGraphModel::Load(const std::string& model_json_path, TfjsGraphModel* 
   if (stat(model_json_path.c_str(), &st) != 0) return IoError("model file not found: " + model_json_path);
   if (static_cast<uint64_t>(st.st_size) > kMaxJsonBytes) return TooLarge(model_json_path + " is larger than 64 MiB");
   std::string text;
-  SWE_RETURN_IF_ERROR(ReadTextFile(model_json_path, &text));
+  SWE_RETURN_IF_ERROR(ReadWholeFile(model_json_path, &text));
   size_t slash = model_json_path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : model_json_path.substr(0, slash);
   // Read exactly the shards the manifest names (names are checked again by FromParts).
@@ -223,7 +229,7 @@ Status TfjsGraphModel::Load(const std::string& model_json_path, TfjsGraphModel* 
         if (stat(path.c_str(), &st) != 0) return IoError("weight shard not found: " + path);
         total += static_cast<uint64_t>(st.st_size);
         if (total > kMaxTotalBytes) return TooLarge("weights exceed 1 GiB");
-        SWE_RETURN_IF_ERROR(ReadTextFile(path, &shards[p.get<std::string>()]));
+        SWE_RETURN_IF_ERROR(ReadWholeFile(path, &shards[p.get<std::string>()]));
       }
     }
   }
@@ -265,4 +271,4 @@ Status TfjsGraphModel::GetScalar(const std::string& name, double* out) const {
   return Status::Ok();
 }
 
-}  // namespace swe::trainer
+}  // namespace swe::formats

@@ -1,10 +1,8 @@
-#include "args.h"
+#include "swe/util/args.h"
 
 #include <charconv>
 
-#include "common.h"
-
-namespace swe::cli {
+namespace swe::util {
 namespace {
 
 const OptionSpec* FindLong(const std::vector<OptionSpec>& spec, const std::string& name) {
@@ -25,7 +23,7 @@ const OptionSpec* FindShort(const std::vector<OptionSpec>& spec, char name) {
 
 std::string ParsedArgs::get(const std::string& name, const std::string& fallback) const {
   auto it = values.find(name);
-  return it == values.end() ? fallback : it->second;
+  return it == values.end() || it->second.empty() ? fallback : it->second[0];
 }
 
 ParsedArgs ParseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& spec,
@@ -62,16 +60,23 @@ ParsedArgs ParseArgs(const std::vector<std::string>& args, const std::vector<Opt
       option = FindShort(spec, arg[1]);
     }
     if (!option) throw UsageError("unknown option '" + arg + "'", command);
-    if (!option->takes_value) {
+    if (option->values == 0) {
       if (has_inline) throw UsageError("option '--" + option->name + "' takes no value", command);
       parsed.flags.insert(option->name);
       continue;
     }
-    if (!has_inline) {
-      if (i + 1 >= args.size()) throw UsageError("option '" + arg + "' needs a value", command);
-      inline_value = args[++i];
+    if (has_inline && option->values > 1) {
+      throw UsageError("option '--" + option->name + "' takes " + std::to_string(option->values) + " words", command);
     }
-    parsed.values[option->name] = inline_value;
+    std::vector<std::string> words;
+    if (has_inline) words.push_back(inline_value);
+    while (words.size() < static_cast<size_t>(option->values)) {
+      if (i + 1 >= args.size()) {
+        throw UsageError("option '" + arg + "' needs " + (option->values == 1 ? "a value" : "2 values"), command);
+      }
+      words.push_back(args[++i]);
+    }
+    parsed.values[option->name] = std::move(words);
   }
   return parsed;
 }
@@ -87,4 +92,4 @@ uint64_t ParseCount(const std::string& text, const std::string& what, uint64_t m
   return value;
 }
 
-}  // namespace swe::cli
+}  // namespace swe::util

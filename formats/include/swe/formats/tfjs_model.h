@@ -18,7 +18,7 @@
 
 #include "swe/status.h"
 
-namespace swe::trainer {
+namespace swe::formats {
 
 enum class TfjsDType : uint8_t { kF32, kI32 };
 
@@ -64,4 +64,4 @@ class TfjsGraphModel {
   uint64_t weight_bytes_ = 0;
 };
 
-}  // namespace swe::trainer
+}  // namespace swe::formats

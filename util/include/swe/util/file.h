@@ -1,0 +1,26 @@
+// Whole-file reading and atomic writing. Errors come back as text that names the file; callers wrap
+// it in their own error type (swe::Status, swe_status, the CLI's CliError).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace swe::util {
+
+struct ByteSpan {
+  const void* data;
+  size_t size;
+};
+
+// Writes `parts` in order to path + ".tmp", then renames it over `path`, so that no reader ever sees a
+// half-written file. On failure removes the temporary file, sets *error ("PATH: ...") and returns false.
+bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan> parts, std::string* error);
+
+// Reads the whole file into *out; false with *error ("PATH: ...") when it cannot.
+bool ReadFile(const std::string& path, std::string* out, std::string* error);
+bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error);
+
+}  // namespace swe::util

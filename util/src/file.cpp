@@ -1,0 +1,64 @@
+#include "swe/util/file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace swe::util {
+namespace {
+
+std::string Describe(const std::string& path, const char* what, int error) {
+  return path + ": " + what + std::strerror(error);
+}
+
+template <typename Bytes>
+bool ReadInto(const std::string& path, Bytes* out, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    *error = Describe(path, "", errno);
+    return false;
+  }
+  out->clear();
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out->insert(out->end(), buffer, buffer + n);
+  const bool failed = std::ferror(f) != 0;
+  const int code = errno;
+  std::fclose(f);
+  if (failed) *error = Describe(path, "read failed: ", code);
+  return !failed;
+}
+
+}  // namespace
+
+bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan> parts, std::string* error) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    *error = Describe(path, "", errno);
+    return false;
+  }
+  bool ok = true;
+  for (const ByteSpan& part : parts) {
+    ok = ok && (part.size == 0 || std::fwrite(part.data, 1, part.size, f) == part.size);
+  }
+  int code = errno;
+  ok = (std::fclose(f) == 0) && ok;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    code = errno;
+    ok = false;
+  }
+  if (!ok) {
+    std::remove(tmp.c_str());
+    *error = Describe(path, "write failed: ", code);
+  }
+  return ok;
+}
+
+bool ReadFile(const std::string& path, std::string* out, std::string* error) { return ReadInto(path, out, error); }
+
+bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
+  return ReadInto(path, out, error);
+}
+
+}  // namespace swe::util
