@@ -29,6 +29,7 @@ declare -A variants=(
   [kd-nli0.02]='o[1]["weight"] = 0.02'
   [nli]='o[:] = [o[1]]'
   [nli-2ep]='o[:] = [o[1]]; r["refine"]["max_epochs"] = 2'
+  [nli-15ep]='o[:] = [o[1]]; r["refine"]["max_epochs"] = 15'
   [distance]='o[:] = [{"kind": "distance", "weight": 1}]'
   [distance-2ep]='o[:] = [{"kind": "distance", "weight": 1}]; r["refine"]["max_epochs"] = 2'
   [kd-distance]='o[:] = [o[0], {"kind": "distance", "weight": 1}]'
