@@ -87,8 +87,18 @@ TEST(TrainerCorpus, ReadsTranslationPairs) {
   WriteFile(dir.file("bad.tsv"), "Hi.\tHallo!\nA\tB\tC\n");
   Status s = ReadPairs(dir.file("bad.tsv"), &pairs);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("bad.tsv:2: expected one"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("bad.tsv:2: expected 2 tab-separated sentences, found 2 tabs"), std::string::npos)
+      << s.message();
   EXPECT_EQ(ReadPairs(dir.file("none.tsv"), &pairs).code(), StatusCode::kIo);
+  // Triples (NLI: premise, entailment, contradiction), sides trimmed; a pair line is an error there.
+  std::vector<std::vector<std::string>> triples;
+  EXPECT_FALSE(ReadTuples(dir.file("bad.tsv"), 3, &triples).ok());
+  WriteFile(dir.file("t.tsv"), "A man sleeps. \tA person rests.\t A man runs.\n");
+  ASSERT_TRUE(ReadTuples(dir.file("t.tsv"), 3, &triples).ok());
+  EXPECT_EQ(triples, (std::vector<std::vector<std::string>>{{"A man sleeps.", "A person rests.", "A man runs."}}));
+  WriteFile(dir.file("t.tsv"), "a\tb\t \n");
+  s = ReadTuples(dir.file("t.tsv"), 3, &triples);
+  EXPECT_NE(s.message().find("t.tsv:1: empty sentence"), std::string::npos) << s.message();
 }
 
 TEST(TrainerCorpus, MissingFileIsAnIoError) {

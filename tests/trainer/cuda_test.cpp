@@ -193,19 +193,6 @@ TEST(TrainerCuda, RefineMatchesTheCpu) {
   EXPECT_LE(MaxAbsDiff(on_cpu.data, on_cuda.data), 1e-2);
 }
 
-std::string Corpus(int sentences, uint32_t seed) {
-  const auto& words = testing::TinyWords();
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<size_t> pick(0, words.size() - 1), len(4, 10);
-  std::string text;
-  for (int i = 0; i < sentences; ++i) {
-    size_t n = len(rng);
-    for (size_t k = 0; k < n; ++k) text += (k ? " " : "") + words[pick(rng)];
-    text += ".\n";
-  }
-  return text;
-}
-
 // Every stage with a tiny random teacher on the GPU: the model exports, core reads it, and it has the
 // CPU run's vocabulary and a held-out KD loss close to the CPU run's.
 TEST(TrainerCuda, PipelineTrainsOnCuda) {
@@ -213,7 +200,7 @@ TEST(TrainerCuda, PipelineTrainsOnCuda) {
   util::Progress::SetEnabled(false);
   TempDir dir;
   testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
-  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(Corpus(1500, 11)));
+  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(1500, 11)));
   std::unique_ptr<Model> models[2];
   for (int i = 0; i < 2; ++i) {
     const std::string device = i == 0 ? "cpu" : "cuda";

@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -102,6 +103,23 @@ std::string SafetensorsBytes(const std::map<std::string, TensorSpec>& tensors) {
   uint64_t n = h.size();
   std::string out(reinterpret_cast<const char*>(&n), 8);
   return out + h + data;
+}
+
+std::string TinyCorpus(int sentences, uint32_t seed) {
+  const auto& words = TinyWords();
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, words.size() - 1), len(4, 10);
+  std::string text;
+  for (int i = 0; i < sentences; ++i) {
+    size_t n = len(rng);
+    for (size_t k = 0; k < n; ++k) {
+      std::string w = words[pick(rng)];
+      if (k == 0) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+      text += (k ? " " : "") + w;
+    }
+    text += ".\n";
+  }
+  return text;
 }
 
 const std::vector<std::string>& TinyWords() {

@@ -60,5 +60,7 @@ double Cosine(const float* a, const float* b, size_t n);
 
 // The small English word list the tiny tokenizer knows (and a corpus can be generated from).
 const std::vector<std::string>& TinyWords();
+// `sentences` lines of 4 to 10 random TinyWords (the first capitalised) ending in '.'.
+std::string TinyCorpus(int sentences, uint32_t seed);
 
 }  // namespace swe::trainer::testing

@@ -223,29 +223,40 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
   return Status::Ok();
 }
 
-Status ReadPairs(const std::string& path, std::vector<SentencePair>* out) {
+Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out) {
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) return IoError("pairs file not found: " + path);
+  if (stat(path.c_str(), &st) != 0) return IoError("file not found: " + path);
   std::unique_ptr<LineReader> reader;
   SWE_RETURN_IF_ERROR(LineReader::Open(path, &reader));
   std::string line;
   size_t before = out->size();
   for (uint64_t number = 1; reader->Next(&line); ++number) {
     if (Trim(line).empty()) continue;
-    size_t tab = line.find('\t');
-    std::string_view source = Trim(std::string_view(line).substr(0, tab));
-    std::string_view target = tab == std::string::npos ? std::string_view() : Trim(std::string_view(line).substr(tab + 1));
     std::string where = path + ":" + std::to_string(number) + ": ";
-    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
-      size_t tabs = static_cast<size_t>(std::count(line.begin(), line.end(), '\t'));
-      return InvalidArgument(where + "expected one 'sentence<TAB>translation' pair, found " + std::to_string(tabs) +
-                             " tabs");
+    size_t tabs = static_cast<size_t>(std::count(line.begin(), line.end(), '\t'));
+    if (tabs != columns - 1) {
+      return InvalidArgument(where + "expected " + std::to_string(columns) + " tab-separated sentences, found " +
+                             std::to_string(tabs) + " tabs");
     }
-    if (source.empty() || target.empty()) return InvalidArgument(where + "empty sentence in a pair");
-    out->push_back({std::string(source), std::string(target)});
+    std::vector<std::string> tuple;
+    for (size_t start = 0, tab; start <= line.size(); start = tab + 1) {
+      tab = line.find('\t', start);
+      if (tab == std::string::npos) tab = line.size();
+      std::string_view side = Trim(std::string_view(line).substr(start, tab - start));
+      if (side.empty()) return InvalidArgument(where + "empty sentence");
+      tuple.emplace_back(side);
+    }
+    out->push_back(std::move(tuple));
   }
   SWE_RETURN_IF_ERROR(reader->status());
-  if (out->size() == before) return InvalidArgument("no sentence pairs in " + path);
+  if (out->size() == before) return InvalidArgument("no sentences in " + path);
+  return Status::Ok();
+}
+
+Status ReadPairs(const std::string& path, std::vector<SentencePair>* out) {
+  std::vector<std::vector<std::string>> tuples;
+  SWE_RETURN_IF_ERROR(ReadTuples(path, 2, &tuples));
+  for (auto& t : tuples) out->push_back({std::move(t[0]), std::move(t[1])});
   return Status::Ok();
 }
 

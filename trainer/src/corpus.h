@@ -73,6 +73,9 @@ struct SentencePair {
 // trimmed, blank lines skipped. A missing file, a line without exactly one tab or with an empty
 // side, or a file without any pair is an error that names the file (and line).
 Status ReadPairs(const std::string& path, std::vector<SentencePair>* out);
+// The same for lines of `columns` tab-separated sentences (e.g. NLI triples: premise, entailment,
+// contradiction), each line appended as one tuple.
+Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out);
 
 // 64-bit FNV-1a, for fingerprints (corpus hash, stage keys). Chain with `seed` = a previous hash.
 uint64_t Fnv1a64(std::string_view bytes, uint64_t seed = 14695981039346656037ull);

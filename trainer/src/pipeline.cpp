@@ -12,7 +12,10 @@
 #include "extract.h"
 #include "matrix_io.h"
 #include "pca.h"
+#include "compress.h"
+#include "objectives.h"
 #include "refine.h"
+#include "refine_data.h"
 #include "sampler.h"
 #include "teacher.h"
 #include "vocab.h"
@@ -47,8 +50,10 @@ class Runner {
   Status Extract(json* stats);
   Status Pca(json* stats);
   Status Refine(json* stats);
-  Status RefinePairs(Matrix* table, json* stats);
-  Status CheckPairs() const;
+  Status Student(Matrix* table, RowsFn* rows) const;
+  Status Sentences(const RowsFn& rows, bool teacher, RefineData* data) const;
+  Status Compress(const RefineData& sentences, const std::string& device, Matrix* table, json* stats) const;
+  bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
   Status Export(json* stats);
 
   const Recipe& r_;
@@ -63,14 +68,14 @@ void Runner::Log(const std::string& line) const {
 std::string Runner::Device() const { return o_.device.empty() ? r_.device : o_.device; }
 
 std::string Runner::Key(Stage s) const {
-  static const char* kSections[kStageCount][3] = {{"corpus", "tokenizer", "vocab"}, {"sample", "seed", ""},
-                                                  {"teacher", "", ""},              {"pca", "", ""},
-                                                  {"refine", "seed", ""},           {"export", "", ""}};
+  static const char* kSections[kStageCount][4] = {
+      {"corpus", "tokenizer", "vocab", ""}, {"sample", "seed", "", ""}, {"teacher", "", "", ""}, {"pca", "", "", ""},
+      {"refine", "seed", "init", "compress"}, {"export", "", "", ""}};
   uint64_t h = 14695981039346656037ull;
   for (int i = 0; i <= static_cast<int>(s); ++i) {
     h = Fnv1a64(kStageNames[i], h);
     for (const char* sec : kSections[i]) {
-      if (*sec) h = Fnv1a64(r_.sections.at(sec), h);
+      if (*sec && r_.sections.count(sec)) h = Fnv1a64(r_.sections.at(sec), h);  // init, compress: optional
     }
   }
   if (s == Stage::kExport) h = Fnv1a64(r_.name + "\n" + r_.description, h);
@@ -235,166 +240,208 @@ Status Runner::Pca(json* stats) {
   return Status::Ok();
 }
 
-json ReportStats(const char* method, const RefineReport& report) {
+json ReportStats(const std::vector<ObjectiveSpec>& objectives, const RefineReport& report) {
+  std::string method = objectives.size() == 1 ? ObjectiveName(objectives[0].kind) : "objectives";
+  json parts = json::array();
+  for (size_t i = 0; i < objectives.size() && i < report.best_parts.size(); ++i) {
+    parts.push_back({{"kind", ObjectiveName(objectives[i].kind)}, {"weight", objectives[i].weight},
+                     {"initial_heldout_loss", report.initial_parts[i]}, {"best_heldout_loss", report.best_parts[i]}});
+  }
   return {{"method", method}, {"train_sentences", report.train_sentences},
           {"heldout_sentences", report.heldout_sentences}, {"initial_heldout_loss", report.initial_heldout},
           {"best_heldout_loss", report.best_heldout}, {"best_epoch", report.best_epoch},
-          {"train_loss", report.train_loss}, {"heldout_loss", report.heldout_loss}};
+          {"train_loss", report.train_loss}, {"heldout_loss", report.heldout_loss}, {"objectives", parts}};
 }
 
-std::string ReportLine(const char* loss, const RefineReport& report) {
+std::string ReportLine(const RefineReport& report) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "refine: held-out %s loss %.5f -> %.5f (best epoch %u of %zu)", loss,
-                report.initial_heldout, report.best_heldout, report.best_epoch, report.heldout_loss.size());
+  std::snprintf(buf, sizeof buf, "refine: held-out loss %.5f -> %.5f (best epoch %u of %zu)", report.initial_heldout,
+                report.best_heldout, report.best_epoch, report.heldout_loss.size());
   return buf;
 }
 
-// Reads every pairs file (so a bad one fails before hours of extraction, not after).
-Status Runner::CheckPairs() const {
-  for (const std::string& path : r_.refine_pairs) {
-    std::vector<SentencePair> pairs;
-    SWE_RETURN_IF_ERROR(ReadPairs(path, &pairs));
+// The student to refine: the PCA table and its vocabulary's rows, or init.model's table and tokenizer.
+// A sentence's rows are its vocabulary words the teacher produced a vector for.
+Status Runner::Student(Matrix* table, RowsFn* rows) const {
+  if (!r_.init_model.empty()) {
+    auto init = std::make_shared<InitModel>();
+    SWE_RETURN_IF_ERROR(LoadInitModel(r_.init_model, init.get()));
+    *table = std::move(init->table);
+    *rows = [init](const std::string& s, std::vector<uint32_t>* out) { return init->rows(s, out); };
+    return Status::Ok();
   }
+  std::vector<WordCount> vocab;
+  auto counts = std::make_shared<std::vector<uint32_t>>();
+  SWE_RETURN_IF_ERROR(ReadMatrix(Path("table_pca.swm"), table));
+  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+  SWE_RETURN_IF_ERROR(LoadCounts(counts.get()));
+  auto index = std::make_shared<VocabLookup>(VocabIndex(vocab));
+  const VocabOptions options = r_.vocab;
+  *rows = [index, counts, options](const std::string& s, std::vector<uint32_t>* out) {
+    SentenceRows(s, options, *index, out);
+    out->erase(std::remove_if(out->begin(), out->end(), [&](uint32_t r) { return (*counts)[r] == 0; }), out->end());
+    return !out->empty();
+  };
   return Status::Ok();
 }
 
-// Contrastive refinement (Eq. 4-5) on the pairs of every refine.pairs file, mixed. A sentence's rows
-// are its vocabulary words the teacher produced a vector for; a pair with a side without any is skipped.
-Status Runner::RefinePairs(Matrix* table, json* stats) {
-  std::vector<WordCount> vocab;
-  std::vector<uint32_t> counts;
-  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
-  SWE_RETURN_IF_ERROR(LoadCounts(&counts));
-  VocabLookup index = VocabIndex(vocab);
-  auto rows_of = [&](const std::string& sentence, std::vector<uint32_t>* rows) {
-    SentenceRows(sentence, r_.vocab, index, rows);
-    rows->erase(std::remove_if(rows->begin(), rows->end(), [&](uint32_t r) { return counts[r] == 0; }), rows->end());
-    return !rows->empty();
-  };
-  PairData data;
-  uint64_t read = 0, hash = 14695981039346656037ull;
-  std::vector<uint32_t> x, y;
-  for (const std::string& path : r_.refine_pairs) {
-    std::vector<SentencePair> pairs;
-    SWE_RETURN_IF_ERROR(ReadPairs(path, &pairs));
-    read += pairs.size();
-    for (const SentencePair& p : pairs) {
-      hash = Fnv1a64(p.source + "\t" + p.target + "\n", hash);
-      if (!rows_of(p.source, &x) || !rows_of(p.target, &y)) continue;
-      data.source.push_back(x);
-      data.target.push_back(y);
-    }
+// The refinement sentences (generic.txt, or with init.model the corpus), refine.sentences of them, as
+// rows; with `teacher`, their teacher vectors too, cached on disk under a key of the teacher, the
+// sentences and their count.
+Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) const {
+  std::vector<std::string> texts, source;
+  uint64_t key = std::stoull(Key(Stage::kExtract), nullptr, 16);
+  if (r_.init_model.empty()) {
+    SWE_RETURN_IF_ERROR(ReadLines(Path("generic.txt"), &source));
+  } else {
+    SWE_RETURN_IF_ERROR(ForEachSentence(r_.corpus, "refine", [&](std::string_view s) {
+      source.emplace_back(s);
+      return r_.refine_sentences == 0 || source.size() < r_.refine_sentences;
+    }));
+    key = Fnv1a64(r_.sections.at("corpus") + r_.sections.at("teacher") + r_.init_model);
   }
-  RefineOptions ro = r_.refine_options;
-  SWE_RETURN_IF_ERROR(ResolveDevice(Device(), &ro.device));
-  RefineReport report;
-  SWE_RETURN_IF_ERROR(RefineContrastive(data, ro, table, &report));
-  SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), *table));
-  *stats = ReportStats("contrastive", report);
-  (*stats)["pairs_read"] = read;
-  (*stats)["pairs_skipped"] = read - data.source.size();
-  (*stats)["pairs_hash"] = HexU64(hash);
-  Log("refine: " + std::to_string(data.source.size()) + " translation pairs (" +
-      std::to_string(read - data.source.size()) + " of " + std::to_string(read) + " skipped: no known word on a side)");
-  Log(ReportLine("contrastive", report));
+  if (r_.refine_sentences > 0 && source.size() > r_.refine_sentences) source.resize(r_.refine_sentences);
+  std::vector<uint32_t> row;
+  for (const std::string& s : source) {
+    if (!rows(s, &row)) continue;
+    data->sentences.push_back(row);
+    texts.push_back(s);
+  }
+  if (!teacher) return Status::Ok();
+  std::string cache_key = HexU64(Fnv1a64(std::to_string(r_.refine_sentences), key));
+  std::string cached_key;
+  if (ReadTextFile(Path("teacher_cache.key"), &cached_key).ok() && cached_key == cache_key &&
+      ReadMatrix(Path("teacher_cache.swm"), &data->teacher).ok() && data->teacher.rows == texts.size()) {
+    Log("refine: using cached teacher vectors (" + std::to_string(texts.size()) + " sentences)");
+    return Status::Ok();
+  }
+  TeacherOptions t = r_.teacher;
+  t.device = Device();
+  std::unique_ptr<Teacher> model;
+  SWE_RETURN_IF_ERROR(LoadTeacher(t, &model));
+  data->teacher.rows = texts.size();
+  data->teacher.cols = model->dims();
+  data->teacher.data.assign(texts.size() * model->dims(), 0.0f);
+  SWE_RETURN_IF_ERROR(EncodeSentences(*model, texts, r_.teacher_batch, "teacher", data->teacher.data.data()));
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data->teacher));
+  return WriteTextFile(Path("teacher_cache.key"), cache_key);
+}
+
+// The compress section: a projection fitted on student sentence vectors, folded into the table.
+Status Runner::Compress(const RefineData& sentences, const std::string& device, Matrix* table, json* stats) const {
+  CompressOptions co = r_.compress;
+  co.device = device;
+  PcaResult projection;
+  CompressReport report;
+  SWE_RETURN_IF_ERROR(FitCompression(SentenceMeans(*table, sentences.sentences, co.sentences), nullptr, co, &projection, &report));
+  Matrix folded;
+  SWE_RETURN_IF_ERROR(ApplyPca(projection, *table, &folded));
+  *table = std::move(folded);
+  (*stats)["compress"] = {{"method", co.method == CompressMethod::kMcr2 ? "mcr2" : "pca"}, {"dims", co.dims},
+                          {"initial_rate_reduction", report.initial_rate_reduction},
+                          {"final_rate_reduction", report.final_rate_reduction},
+                          {"cluster_sizes", report.cluster_sizes}};
+  Log("refine: compressed to " + std::to_string(co.dims) + " dims (" + (*stats)["compress"]["method"].get<std::string>() +
+      ")" + (co.method == CompressMethod::kMcr2 ? ", rate reduction " + std::to_string(report.initial_rate_reduction) +
+                                                      " -> " + std::to_string(report.final_rate_reduction) : ""));
   return Status::Ok();
 }
 
 Status Runner::Refine(json* stats) {
   Matrix table;
-  SWE_RETURN_IF_ERROR(ReadMatrix(Path("table_pca.swm"), &table));
-  if (r_.refine == RefineMethod::kNone) {
-    SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
-    *stats = {{"method", "none"}};
-    Log("refine: skipped (method none)");
-    return Status::Ok();
+  RowsFn rows;
+  SWE_RETURN_IF_ERROR(Student(&table, &rows));
+  bool teacher = false;
+  for (const ObjectiveSpec& o : r_.objectives) teacher = teacher || o.kind != ObjectiveKind::kContrastive;
+  RefineData sentences;
+  if (teacher || r_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Sentences(rows, teacher, &sentences));
+  std::string device;
+  SWE_RETURN_IF_ERROR(ResolveDevice(Device(), &device));
+  std::vector<TupleData> tuples(r_.objectives.size());
+  std::vector<Objective> objectives;
+  json data = json::array();
+  for (size_t i = 0; i < r_.objectives.size(); ++i) {
+    Objective o{r_.objectives[i], &sentences, &tuples[i]};
+    if (o.spec.kind == ObjectiveKind::kContrastive) {
+      TupleStats ts;
+      SWE_RETURN_IF_ERROR(ReadContrastiveData(o.spec, rows, r_.refine_options.seed + i, &tuples[i], &ts));
+      data.push_back({{"objective", i}, {"read", ts.read}, {"used", ts.used}, {"hash", HexU64(ts.hash)}});
+      Log("refine: objective " + std::to_string(i) + " (contrastive): " + std::to_string(ts.used) + " of " +
+          std::to_string(ts.read) + " " + (o.spec.triples ? "triples" : "pairs") + " used");
+    }
+    objectives.push_back(o);
   }
-  if (r_.refine == RefineMethod::kContrastive) return RefinePairs(&table, stats);
-  std::vector<WordCount> vocab;
-  std::vector<std::string> generic;
-  std::vector<uint32_t> counts;
-  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
-  SWE_RETURN_IF_ERROR(ReadLines(Path("generic.txt"), &generic));
-  SWE_RETURN_IF_ERROR(LoadCounts(&counts));
-  if (r_.refine_sentences > 0 && generic.size() > r_.refine_sentences) generic.resize(r_.refine_sentences);
-  VocabLookup index = VocabIndex(vocab);
-  RefineData data;
-  std::vector<std::string> texts;
-  std::vector<uint32_t> rows;
-  for (const std::string& s : generic) {
-    SentenceRows(s, r_.vocab, index, &rows);
-    rows.erase(std::remove_if(rows.begin(), rows.end(), [&](uint32_t r) { return counts[r] == 0; }), rows.end());
-    if (rows.empty()) continue;
-    data.sentences.push_back(rows);
-    texts.push_back(s);
-  }
-  // Teacher sentence vectors, cached on disk under a key of the teacher, samples and sentence count.
-  std::string cache_key = HexU64(Fnv1a64(std::to_string(r_.refine_sentences), std::stoull(Key(Stage::kExtract), nullptr, 16)));
-  std::string cached_key;
-  if (ReadTextFile(Path("teacher_cache.key"), &cached_key).ok() && cached_key == cache_key &&
-      ReadMatrix(Path("teacher_cache.swm"), &data.teacher).ok() && data.teacher.rows == texts.size()) {
-    Log("refine: using cached teacher vectors (" + std::to_string(texts.size()) + " sentences)");
-  } else {
-    TeacherOptions t = r_.teacher;
-    t.device = Device();
-    std::unique_ptr<Teacher> teacher;
-    SWE_RETURN_IF_ERROR(LoadTeacher(t, &teacher));
-    data.teacher.rows = texts.size();
-    data.teacher.cols = teacher->dims();
-    data.teacher.data.assign(texts.size() * teacher->dims(), 0.0f);
-    SWE_RETURN_IF_ERROR(EncodeSentences(*teacher, texts, r_.teacher_batch, "teacher", data.teacher.data.data()));
-    SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data.teacher));
-    SWE_RETURN_IF_ERROR(WriteTextFile(Path("teacher_cache.key"), cache_key));
-  }
-  RefineOptions ro = r_.refine_options;
-  SWE_RETURN_IF_ERROR(ResolveDevice(Device(), &ro.device));
   RefineReport report;
-  SWE_RETURN_IF_ERROR(RefineKd(data, ro, &table, &report));
-  SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
-  *stats = ReportStats("kd", report);
-  Log(ReportLine("KD", report));
-  return Status::Ok();
+  if (!objectives.empty()) {
+    RefineOptions ro = r_.refine_options;
+    ro.device = device;
+    SWE_RETURN_IF_ERROR(RefineObjectives(objectives, ro, &table, &report));
+    *stats = ReportStats(r_.objectives, report);
+    (*stats)["data"] = data;
+    Log(ReportLine(report));
+  } else {
+    *stats = {{"method", "none"}};
+    Log("refine: no objective (method none)");
+  }
+  if (r_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Compress(sentences, device, &table, stats));
+  return WriteMatrix(Path("refined.swm"), table);
 }
 
 Status Runner::Export(json* stats) {
-  std::vector<WordCount> vocab;
   ExportInputs in;
-  SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
   SWE_RETURN_IF_ERROR(ReadMatrix(Path("refined.swm"), &in.table));
-  SWE_RETURN_IF_ERROR(LoadCounts(&in.counts));
-  if (in.table.rows != vocab.size() || in.counts.size() != vocab.size()) {
-    return Corrupt("the work directory is inconsistent (vocabulary vs table): re-run the earlier stages");
+  if (!r_.init_model.empty()) {  // the init model's words and tokenizer
+    InitModel init;
+    SWE_RETURN_IF_ERROR(LoadInitModel(r_.init_model, &init));
+    ModelContents contents = init.model->ToContents();
+    in.words = std::move(contents.words);
+    in.tokenizer = contents.tokenizer;
+    if (in.table.rows != in.words.size()) return Corrupt("refined.swm does not match init.model: re-run refine");
+  } else {
+    std::vector<WordCount> vocab;
+    SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
+    SWE_RETURN_IF_ERROR(LoadCounts(&in.counts));
+    if (in.table.rows != vocab.size() || in.counts.size() != vocab.size()) {
+      return Corrupt("the work directory is inconsistent (vocabulary vs table): re-run the earlier stages");
+    }
+    for (const WordCount& w : vocab) in.words.push_back(w.word);
+    in.tokenizer = r_.vocab.tokenizer;
+    const TeacherKind* teacher_kind = nullptr;
+    SWE_RETURN_IF_ERROR(FindTeacherKind(r_.teacher.kind, &teacher_kind));
+    SWE_RETURN_IF_ERROR(teacher_kind->subword_vocab(r_.teacher, &in.tokenizer.subword));
   }
-  for (const WordCount& w : vocab) in.words.push_back(w.word);
-  in.tokenizer = r_.vocab.tokenizer;
-  const TeacherKind* teacher_kind = nullptr;
-  SWE_RETURN_IF_ERROR(FindTeacherKind(r_.teacher.kind, &teacher_kind));
-  SWE_RETURN_IF_ERROR(teacher_kind->subword_vocab(r_.teacher, &in.tokenizer.subword));
   in.normalize = r_.normalize;
-  json vocab_stats, sample_stats, refine_stats;
-  SWE_RETURN_IF_ERROR(ReadMarker(Stage::kVocab, &vocab_stats));
-  SWE_RETURN_IF_ERROR(ReadMarker(Stage::kSample, &sample_stats));
+  json refine_stats;
   SWE_RETURN_IF_ERROR(ReadMarker(Stage::kRefine, &refine_stats));
   Provenance& p = in.provenance;
   p.name = r_.name;
   p.description = r_.description;
   p.teacher = r_.teacher.kind + ":" + r_.teacher.path;
   for (const auto& path : r_.corpus.paths) p.corpus += (p.corpus.empty() ? "" : ", ") + path;
-  p.corpus_hash = "fnv1a64:" + vocab_stats["stats"].value("corpus_hash", std::string());
   p.recipe = r_.text;
   p.created_by = std::string("swe-trainer ") + SWE_TRAINER_VERSION;
   const json& rs = refine_stats["stats"];
-  if (rs.value("method", "") == "kd") {
-    p.scores.push_back({"kd-heldout", "kl-initial", rs.value("initial_heldout_loss", 0.0)});
-    p.scores.push_back({"kd-heldout", "kl-best", rs.value("best_heldout_loss", 0.0)});
-  } else if (rs.value("method", "") == "contrastive") {
-    p.scores.push_back({"contrastive-heldout", "infonce-initial", rs.value("initial_heldout_loss", 0.0)});
-    p.scores.push_back({"contrastive-heldout", "infonce-best", rs.value("best_heldout_loss", 0.0)});
-    for (const auto& path : r_.refine_pairs) p.corpus += ", pairs:" + path;
-    p.extra.push_back({"pairs_hash", "fnv1a64:" + rs.value("pairs_hash", std::string())});
+  for (const json& o : rs.value("objectives", json::array())) {
+    const std::string kind = o.value("kind", ""), loss = kind == "kd" ? "kl" : kind == "contrastive" ? "infonce" : kind;
+    p.scores.push_back({kind + "-heldout", loss + "-initial", o.value("initial_heldout_loss", 0.0)});
+    p.scores.push_back({kind + "-heldout", loss + "-best", o.value("best_heldout_loss", 0.0)});
   }
-  p.extra.push_back({"forward_passes", sample_stats["stats"].value("forward_passes", json(0)).dump()});
-  p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
+  for (const ObjectiveSpec& o : r_.objectives) {
+    for (const TupleFile& f : o.data) p.corpus += std::string(", ") + (o.triples ? "triples:" : "pairs:") + f.path;
+  }
+  for (const json& d : rs.value("data", json::array())) {
+    p.extra.push_back({"data_hash_" + d.value("objective", json(0)).dump(), "fnv1a64:" + d.value("hash", std::string())});
+  }
+  if (!r_.init_model.empty()) {
+    p.extra.push_back({"init_model", r_.init_model});
+  } else {
+    json vocab_stats, sample_stats;
+    SWE_RETURN_IF_ERROR(ReadMarker(Stage::kVocab, &vocab_stats));
+    SWE_RETURN_IF_ERROR(ReadMarker(Stage::kSample, &sample_stats));
+    p.corpus_hash = "fnv1a64:" + vocab_stats["stats"].value("corpus_hash", std::string());
+    p.extra.push_back({"forward_passes", sample_stats["stats"].value("forward_passes", json(0)).dump()});
+    p.extra.push_back({"naive_forward_passes", sample_stats["stats"].value("naive_forward_passes", json(0)).dump()});
+  }
   DType dtype;
   if (!ParseDType(r_.dtype, &dtype)) return InvalidArgument("export.dtype: unknown dtype '" + r_.dtype + "'");
   std::filesystem::path out(r_.export_path);
@@ -415,8 +462,8 @@ Status Runner::Run() {
   if (ec) return IoError("cannot create work directory " + r_.work_dir + ": " + ec.message());
   ConfigureTorch(o_.threads >= 0 ? o_.threads : r_.threads, r_.seed);
   bool refine_selected = o_.only.empty() || std::find(o_.only.begin(), o_.only.end(), Stage::kRefine) != o_.only.end();
-  if (r_.refine == RefineMethod::kContrastive && refine_selected) {
-    Status st = CheckPairs();
+  if (refine_selected) {
+    Status st = CheckContrastiveFiles(r_.objectives);
     if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
   }
   using Fn = Status (Runner::*)(json*);
@@ -425,6 +472,10 @@ Status Runner::Run() {
   for (int i = 0; i < kStageCount; ++i) {
     Stage s = static_cast<Stage>(i);
     bool selected = o_.only.empty() || std::find(o_.only.begin(), o_.only.end(), s) != o_.only.end();
+    if (Skipped(s)) {
+      if (selected) Log(std::string(StageName(s)) + ": skipped (init.model " + r_.init_model + ")");
+      continue;
+    }
     if (!selected) {
       if (!UpToDate(s) && static_cast<int>(s) < static_cast<int>(*std::max_element(o_.only.begin(), o_.only.end()))) {
         return InvalidArgument(std::string("stage '") + StageName(s) +

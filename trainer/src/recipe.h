@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "compress.h"
 #include "corpus.h"
+#include "objectives.h"
 #include "pca.h"
 #include "refine.h"
 #include "sampler.h"
@@ -20,7 +22,6 @@
 namespace swe::trainer {
 
 enum class PcaMode { kSentence, kWord, kNone };
-enum class RefineMethod { kKd, kContrastive, kNone };
 
 struct Recipe {
   std::string name = "swe-model", description, work_dir;
@@ -31,17 +32,18 @@ struct Recipe {
   uint32_t teacher_batch = 64;
   PcaMode pca_mode = PcaMode::kSentence;
   PcaOptions pca;
-  RefineMethod refine = RefineMethod::kKd;
-  uint64_t refine_sentences = 0;  // kd: generic sentences used for refinement (0 = all M)
-  std::vector<std::string> refine_pairs;  // contrastive: parallel files ("source<TAB>target"), all mixed
+  std::string init_model;         // init.model: start from this .swe (no vocab/sample/extract/pca)
+  std::vector<ObjectiveSpec> objectives = {ObjectiveSpec()};  // refine (empty: no refinement)
+  uint64_t refine_sentences = 0;  // kd, distance: sentences used (0 = all M, or the corpus with init)
   RefineOptions refine_options;
+  CompressOptions compress;
   std::string export_path, dtype = "f32";
   bool normalize = true;
   std::string device = "auto";
   int threads = 2;
   uint64_t seed = 1;
   std::string text;                              // the recipe as given (for provenance)
-  std::map<std::string, std::string> sections;   // canonical JSON of each section (stage keys)
+  std::map<std::string, std::string> sections;   // canonical JSON of each section given (stage keys)
 };
 
 Status ParseRecipe(std::string_view json, Recipe* out);

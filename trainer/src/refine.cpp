@@ -7,23 +7,58 @@
 #include <numeric>
 #include <random>
 
+#include "refine_internal.h"
 #include "swe/util/progress.h"
 
 namespace swe::trainer {
-namespace {
 namespace F = torch::nn::functional;
 
 torch::Tensor Normalize(const torch::Tensor& m) {
   return F::normalize(m, F::NormalizeFuncOptions().p(2).dim(1).eps(1e-12));
 }
 
+namespace {
 // Rows of a B x B matrix without its diagonal: B x (B - 1).
 torch::Tensor OffDiagonal(const torch::Tensor& m) {
   const int64_t b = m.size(0);
   return m.flatten().narrow(0, 1, b * b - 1).view({b - 1, b + 1}).narrow(1, 0, b).reshape({b, b - 1});
 }
 
-// Eq. 2-3 (see refine.h): batch mean of KL(p_i || q_i) over the in-batch cosine similarities.
+// Mean held-out loss over consecutive batches (a trailing batch of one example joins the previous).
+double Evaluate(const BatchLoss& loss, const std::vector<size_t>& idx, const torch::Tensor& table, uint32_t batch) {
+  torch::NoGradGuard guard;
+  double total = 0;
+  int batches = 0;
+  for (size_t start = 0; start + 1 < idx.size(); start += batch) {
+    size_t end = std::min(idx.size(), start + batch);
+    if (idx.size() - end == 1) end = idx.size();
+    total += loss(table, idx, start, end).item<double>();
+    ++batches;
+    if (end == idx.size()) break;
+  }
+  return batches ? total / batches : 0.0;
+}
+
+// One term's examples: its held-out split and its shuffled training examples with a read position.
+struct TermSplit {
+  std::vector<size_t> heldout, train;
+  size_t pos = 0;
+};
+
+// The weighted held-out loss; `parts` receives each term's.
+double EvaluateAll(const std::vector<LossTerm>& terms, const std::vector<TermSplit>& splits, const torch::Tensor& table,
+                   uint32_t batch, std::vector<double>* parts) {
+  double total = 0;
+  parts->clear();
+  for (size_t t = 0; t < terms.size(); ++t) {
+    parts->push_back(Evaluate(terms[t].loss, splits[t].heldout, table, batch));
+    total += terms[t].weight * parts->back();
+  }
+  return total;
+}
+
+}  // namespace
+
 torch::Tensor KdLossTensor(const torch::Tensor& teacher, const torch::Tensor& student, double tau) {
   torch::Tensor t = Normalize(teacher), s = Normalize(student);
   torch::Tensor logp = torch::log_softmax(OffDiagonal(torch::matmul(t, t.t()) / tau), 1);
@@ -31,14 +66,17 @@ torch::Tensor KdLossTensor(const torch::Tensor& teacher, const torch::Tensor& st
   return (logp.exp() * (logp - logq)).sum(1).mean();
 }
 
-// Eq. 4-5 (see refine.h): symmetric InfoNCE over the in-batch cosine similarities of x and y.
-torch::Tensor ContrastiveLossTensor(const torch::Tensor& x, const torch::Tensor& y, double tau) {
-  torch::Tensor sim = torch::matmul(Normalize(x), Normalize(y).t()) / tau;
+torch::Tensor ContrastiveLossTensor(const torch::Tensor& x, const torch::Tensor& y, const torch::Tensor& negatives,
+                                    double tau, bool symmetric) {
+  torch::Tensor xn = Normalize(x), yn = Normalize(y);
+  torch::Tensor sim = torch::matmul(xn, yn.t()) / tau;
   torch::Tensor labels = torch::arange(sim.size(0), torch::TensorOptions().dtype(torch::kInt64).device(sim.device()));
-  return 0.5 * (F::cross_entropy(sim, labels) + F::cross_entropy(sim.t(), labels));
+  torch::Tensor forward = negatives.defined()
+                              ? F::cross_entropy(torch::cat({sim, torch::matmul(xn, Normalize(negatives).t()) / tau}, 1), labels)
+                              : F::cross_entropy(sim, labels);
+  return symmetric ? 0.5 * (forward + F::cross_entropy(sim.t(), labels)) : forward;
 }
 
-// Student sentence vectors (the mean of their rows, as at inference) of sentences[idx[begin..end)].
 torch::Tensor StudentVectors(const torch::Tensor& table, const std::vector<std::vector<uint32_t>>& sentences,
                              const std::vector<size_t>& idx, size_t begin, size_t end) {
   std::vector<int64_t> ids, offsets;
@@ -57,70 +95,75 @@ torch::Tensor Rows(const std::vector<size_t>& idx, size_t begin, size_t end, con
   return torch::tensor(rows, torch::TensorOptions().dtype(torch::kInt64)).to(device);
 }
 
-// The loss of the examples idx[begin..end) (at least 2) for the table.
-using BatchLoss = std::function<torch::Tensor(const torch::Tensor& table, const std::vector<size_t>& idx,
-                                              size_t begin, size_t end)>;
-
-// Mean held-out loss over consecutive batches (a trailing batch of one example joins the previous).
-double Evaluate(const BatchLoss& loss, const std::vector<size_t>& idx, const torch::Tensor& table, uint32_t batch) {
-  torch::NoGradGuard guard;
-  double total = 0;
-  int batches = 0;
-  for (size_t start = 0; start + 1 < idx.size(); start += batch) {
-    size_t end = std::min(idx.size(), start + batch);
-    if (idx.size() - end == 1) end = idx.size();
-    total += loss(table, idx, start, end).item<double>();
-    ++batches;
-    if (end == idx.size()) break;
-  }
-  return batches ? total / batches : 0.0;
+torch::Tensor ToTensor(const Matrix& m, const torch::Device& device) {
+  return torch::from_blob(const_cast<float*>(m.data.data()), {static_cast<int64_t>(m.rows), static_cast<int64_t>(m.cols)},
+                          torch::kFloat32).clone().to(device);
 }
 
-// The training loop both methods share: a seeded held-out split of the n examples, Adam with
-// gradient-norm clipping over shuffled batches, the held-out loss after every epoch, early stopping,
-// and the best table copied back into `table`. Torch errors are thrown (callers catch them).
-void Train(size_t n, const BatchLoss& loss, const RefineOptions& options, Matrix* table, RefineReport* report) {
+void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, Matrix* table,
+           RefineReport* report) {
   *report = RefineReport();
   std::mt19937_64 rng(options.seed);
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
-  size_t held = std::max<size_t>(2, static_cast<size_t>(options.heldout * static_cast<double>(n) + 0.5));
-  if (held > n - 2) held = n - 2;
-  std::vector<size_t> heldout(order.begin(), order.begin() + held), train(order.begin() + held, order.end());
-  report->train_sentences = train.size();
-  report->heldout_sentences = heldout.size();
+  std::vector<TermSplit> splits(terms.size());
+  size_t largest = 0;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const size_t n = terms[t].n;
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    size_t held = std::max<size_t>(2, static_cast<size_t>(options.heldout * static_cast<double>(n) + 0.5));
+    if (held > n - 2) held = n - 2;
+    splits[t].heldout.assign(order.begin(), order.begin() + held);
+    splits[t].train.assign(order.begin() + held, order.end());
+    report->train_sentences += splits[t].train.size();
+    report->heldout_sentences += held;
+    if (splits[t].train.size() > splits[largest].train.size()) largest = t;
+  }
   torch::manual_seed(options.seed);
   const int64_t rows = static_cast<int64_t>(table->rows), d = static_cast<int64_t>(table->cols);
-  torch::Tensor weights = torch::from_blob(table->data.data(), {rows, d}, torch::kFloat32)
-                              .clone().to(torch::Device(options.device)).requires_grad_(true);
-  torch::optim::Adam adam({weights}, torch::optim::AdamOptions(options.lr));
-  report->initial_heldout = report->best_heldout = Evaluate(loss, heldout, weights, options.batch_size);
+  torch::Tensor weights = ToTensor(*table, torch::Device(options.device)).requires_grad_(true);
+  std::vector<torch::Tensor> params = {weights};
+  params.insert(params.end(), extra.tensors.begin(), extra.tensors.end());
+  torch::optim::Adam adam(params, torch::optim::AdamOptions(options.lr));
+  report->initial_heldout = report->best_heldout =
+      EvaluateAll(terms, splits, weights, options.batch_size, &report->initial_parts);
+  report->best_parts = report->initial_parts;
   torch::Tensor best = weights.detach().clone();
   uint32_t since_best = 0;
-  const uint64_t steps_per_epoch = train.size() / options.batch_size + 1;
+  const uint64_t steps_per_epoch = (splits[largest].train.size() - 2) / options.batch_size + 1;
   util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
   uint64_t step = 0;
   for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
-    std::shuffle(train.begin(), train.end(), rng);
+    for (TermSplit& s : splits) s.pos = s.train.size();  // reshuffled at their first batch
     double total = 0;
-    int batches = 0;
-    for (size_t start = 0; start + 2 <= train.size(); start += options.batch_size) {
-      size_t end = std::min(train.size(), start + options.batch_size);
+    for (uint64_t b = 0; b < steps_per_epoch; ++b) {
       adam.zero_grad();
-      torch::Tensor l = loss(weights, train, start, end);
+      torch::Tensor l;
+      for (size_t t = 0; t < terms.size(); ++t) {
+        TermSplit& s = splits[t];
+        if (s.pos + 2 > s.train.size()) {
+          std::shuffle(s.train.begin(), s.train.end(), rng);
+          s.pos = 0;
+        }
+        const size_t begin = s.pos, end = std::min(s.train.size(), begin + options.batch_size);
+        s.pos = end;
+        torch::Tensor term = terms[t].weight * terms[t].loss(weights, s.train, begin, end);
+        l = l.defined() ? l + term : term;
+      }
       l.backward();
-      if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(std::vector<torch::Tensor>{weights}, options.clip_norm);
+      if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(params, options.clip_norm);
       adam.step();
+      if (extra.after_step) extra.after_step();
       total += l.item<double>();
-      ++batches;
       progress.Update(++step);
     }
-    double held_loss = Evaluate(loss, heldout, weights, options.batch_size);
-    report->train_loss.push_back(batches ? total / batches : 0.0);
+    std::vector<double> parts;
+    double held_loss = EvaluateAll(terms, splits, weights, options.batch_size, &parts);
+    report->train_loss.push_back(total / static_cast<double>(steps_per_epoch));
     report->heldout_loss.push_back(held_loss);
     if (held_loss < report->best_heldout) {
       report->best_heldout = held_loss;
+      report->best_parts = parts;
       report->best_epoch = epoch;
       best = weights.detach().clone();
       since_best = 0;
@@ -130,6 +173,12 @@ void Train(size_t n, const BatchLoss& loss, const RefineOptions& options, Matrix
   }
   best = best.to(torch::kCPU).contiguous();
   std::copy(best.data_ptr<float>(), best.data_ptr<float>() + rows * d, table->data.begin());
+}
+
+Status CheckCommon(size_t n, const char* what, const RefineOptions& options) {
+  if (n < 4) return InvalidArgument(std::string("refine: needs at least 4 ") + what + " (got " + std::to_string(n) + ")");
+  if (options.batch_size < 2) return InvalidArgument("refine: batch size must be at least 2");
+  return Status::Ok();
 }
 
 Status CheckSentences(const std::vector<std::vector<uint32_t>>& sentences, uint64_t rows) {
@@ -142,13 +191,6 @@ Status CheckSentences(const std::vector<std::vector<uint32_t>>& sentences, uint6
   return Status::Ok();
 }
 
-Status CheckCommon(size_t n, const char* what, const RefineOptions& options) {
-  if (n < 4) return InvalidArgument(std::string("refine: needs at least 4 ") + what + " (got " + std::to_string(n) + ")");
-  if (options.batch_size < 2) return InvalidArgument("refine: batch size must be at least 2");
-  return Status::Ok();
-}
-
-}  // namespace
 
 double KdLoss(const float* teacher, const float* student, uint32_t n, uint32_t dt, uint32_t ds, double tau) {
   torch::NoGradGuard guard;
@@ -161,7 +203,7 @@ double ContrastiveLoss(const float* x, const float* y, uint32_t n, uint32_t d, d
   torch::NoGradGuard guard;
   auto a = torch::from_blob(const_cast<float*>(x), {n, d}, torch::kFloat32).to(torch::kFloat64);
   auto b = torch::from_blob(const_cast<float*>(y), {n, d}, torch::kFloat32).to(torch::kFloat64);
-  return ContrastiveLossTensor(a, b, tau).item<double>();
+  return ContrastiveLossTensor(a, b, torch::Tensor(), tau, true).item<double>();
 }
 
 Status RefineKd(const RefineData& data, const RefineOptions& options, Matrix* table, RefineReport* report) {
@@ -178,7 +220,7 @@ Status RefineKd(const RefineData& data, const RefineOptions& options, Matrix* ta
       return KdLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
                           StudentVectors(w, data.sentences, idx, begin, end), options.tau);
     };
-    Train(n, loss, options, table, report);
+    Train({{n, loss, 1.0}}, options, {}, table, report);
   } catch (const std::exception& e) {
     return Internal(std::string("refine failed: ") + e.what());
   }
@@ -194,9 +236,9 @@ Status RefineContrastive(const PairData& data, const RefineOptions& options, Mat
   try {
     auto loss = [&](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
       return ContrastiveLossTensor(StudentVectors(w, data.source, idx, begin, end),
-                                   StudentVectors(w, data.target, idx, begin, end), options.tau);
+                                   StudentVectors(w, data.target, idx, begin, end), torch::Tensor(), options.tau, true);
     };
-    Train(n, loss, options, table, report);
+    Train({{n, loss, 1.0}}, options, {}, table, report);
   } catch (const std::exception& e) {
     return Internal(std::string("refine failed: ") + e.what());
   }

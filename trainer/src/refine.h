@@ -12,6 +12,7 @@
 // positive and the batch's other translations as negatives:
 //   L = ½ · (1/B) Σ_i [ −log softmax_j(s_ij)[i] − log softmax_j(s_ji)[i] ]   (x→y and y→x averaged)
 // Same optimiser, batching, held-out split, early stopping and best-table rule as KD.
+// objectives.h combines these losses (and others) in one weighted run.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,7 @@ struct PairData {
 struct RefineReport {
   std::vector<double> train_loss, heldout_loss;  // per epoch
   double initial_heldout = 0, best_heldout = 0;
+  std::vector<double> initial_parts, best_parts; // held-out loss of each objective (unweighted)
   uint32_t best_epoch = 0;                       // 0 = the initial table was best
   uint64_t train_sentences = 0, heldout_sentences = 0;  // examples: sentences (KD) or pairs (contrastive)
 };

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The CPU experiments with the refinement objectives (docs/RESULTS.md, "Refinement objectives on the
+# CPU"): variants of recipes/en-use-lite-large-nli-cpu.json, which starts from the shipped default
+# model (init.model) and refines it for a few epochs on 2 cores, each scored on the dev sets only
+# (STS-B dev, STS12-15, SICK). All variants share one work directory, so the teacher's vectors of the
+# KD sentences are computed once (cached); every variant re-runs refine and export.
+#   bash scripts/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
+# Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, and one line per run to
+# build/objectives/runs.tsv: name, wall seconds (training and export), dev scores and their mean.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export OMP_WAIT_POLICY=PASSIVE  # libgomp's spin-waits halve torch on a shared 2-core machine
+swe=build/native/bin/swe
+trainer=${SWE_TRAINER:-build/trainer/trainer/swe-trainer}
+base=recipes/en-use-lite-large-nli-cpu.json
+out=build/objectives
+tasks=stsb,sts12,sts13,sts14,sts15,sick
+mkdir -p "$out"
+bash scripts/fetch-use-lite.sh >/dev/null
+nli='"../shared/data/train/nli/nli_triples.tsv"'
+para=../shared/data/train/paraphrase
+
+# NAME -> Python edits of the recipe dict r (o = r["refine"]["objectives"]).
+declare -A variants=(
+  [kd]='o[:] = [o[0]]'
+  [kd-nli0.1]=''
+  [kd-nli0.5]='o[1]["weight"] = 0.5'
+  [kd-nli0.02]='o[1]["weight"] = 0.02'
+  [nli]='o[:] = [o[1]]'
+  [nli-2ep]='o[:] = [o[1]]; r["refine"]["max_epochs"] = 2'
+  [nli-15ep]='o[:] = [o[1]]; r["refine"]["max_epochs"] = 15'
+  [distance]='o[:] = [{"kind": "distance", "weight": 1}]'
+  [distance-2ep]='o[:] = [{"kind": "distance", "weight": 1}]; r["refine"]["max_epochs"] = 2'
+  [kd-distance]='o[:] = [o[0], {"kind": "distance", "weight": 1}]'
+  [kd-nli-para]="o.append({\"kind\": \"contrastive\", \"weight\": 0.1, \"data\": [{\"path\": \"$para/coco_val2017.tsv\", \"max\": 10000}, {\"path\": \"$para/parasci.tsv\", \"max\": 5000}, {\"path\": \"$para/twitterurl.tsv\", \"max\": 5000}]})"
+  [pca128]='o[:] = []; r["compress"] = {"method": "pca", "dims": 128}'
+  [pca64]='o[:] = []; r["compress"] = {"method": "pca", "dims": 64}'
+  [mcr128]='o[:] = []; r["compress"] = {"method": "mcr2", "dims": 128, "clusters": 32}'
+  [mcr64]='o[:] = []; r["compress"] = {"method": "mcr2", "dims": 64, "clusters": 32}'
+)
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=(kd kd-nli0.1 kd-nli0.5 nli distance pca128 pca64 mcr128 mcr64)
+for name in "${names[@]}"; do
+  [ -n "${variants[$name]+x}" ] || { echo "unknown variant $name" >&2; exit 1; }
+  python3 - "$base" "$out/$name.json" "$out/$name.swe" "$name" <<PY
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["export"]["path"], r["name"] = sys.argv[3], "swe-en-use-lite-large-" + sys.argv[4]
+o = r["refine"]["objectives"]
+${variants[$name]}
+if not o: r["refine"] = {"method": "none"}
+json.dump(r, open(sys.argv[2], "w"), indent=2)
+PY
+  SECONDS=0
+  "$trainer" train --recipe "$out/$name.json" --quiet 2> "$out/$name.log"
+  secs=$SECONDS
+  scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --no-details 2>/dev/null |
+    awk '/spearman/ {printf "%s=%s ", $2, $(NF-1); sum += $(NF-1); n++} END {printf "avg=%.2f", sum / n}')
+  printf '%s\t%ss\t%s\n' "$name" "$secs" "$scores" | tee -a "$out/runs.tsv"
+done

@@ -1,0 +1,159 @@
+// Recipes with refinement objectives, init.model and compress: end to end from an existing .swe
+// model with a tiny random teacher, and the recipe errors (each bad key named).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "pipeline.h"
+#include "swe/util/progress.h"
+#include "recipe.h"
+#include "swe/model_file.h"
+#include "test_util.h"
+
+namespace swe::trainer {
+namespace {
+using nlohmann::json;
+using testing::TempDir;
+
+// A .swe model over TinyWords with a random 8-dim table: the student to start from.
+void WriteInitModel(const std::string& path) {
+  ModelContents c;
+  c.words = testing::TinyWords();
+  c.dims = 8;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> g;
+  for (size_t i = 0; i < c.words.size() * c.dims; ++i) c.vectors.push_back(g(rng));
+  c.provenance.name = "init";
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(WriteModel(c, WriteOptions(), &bytes).ok());
+  testing::WriteFile(path, std::string(bytes.begin(), bytes.end()));
+}
+
+// Triples of TinyCorpus sentences: anchor, the anchor with one word dropped, another sentence.
+std::string Triples(int n, uint32_t seed) {
+  std::string corpus = testing::TinyCorpus(2 * n, seed), out;
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = corpus.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(corpus.substr(start, end - start));
+  }
+  for (int i = 0; i < n; ++i) {
+    const std::string& a = lines[2 * i];
+    out += a + "\t" + a.substr(a.find(' ') + 1) + "\t" + lines[2 * i + 1] + "\n";
+  }
+  return out;
+}
+
+json InitRecipe(const TempDir& dir) {
+  return {{"name", "tiny-init"},
+          {"work_dir", dir.file("work")},
+          {"init", {{"model", dir.file("init.swe")}}},
+          {"corpus", {{"paths", {dir.file("corpus.txt")}}}},
+          {"teacher", {{"kind", "bert"}, {"path", dir.file("teacher")}, {"batch_size", 32}}},
+          {"refine", {{"objectives", {{{"kind", "kd"}, {"weight", 1}},
+                                      {{"kind", "contrastive"}, {"weight", 0.5}, {"format", "triples"},
+                                       {"data", {dir.file("triples.tsv"), {{"path", dir.file("triples.tsv")}, {"max", 50}}}}},
+                                      {{"kind", "distance"}, {"weight", 0.5}, {"euclidean", 0.1}}}},
+                      {"sentences", 600}, {"batch_size", 32}, {"max_epochs", 3}, {"heldout", 0.2}}},
+          {"compress", {{"method", "mcr2"}, {"dims", 4}, {"clusters", 4}, {"sentences", 300}, {"steps", 20}}},
+          {"export", {{"path", dir.file("out.swe")}, {"dtype", "f32"}}},
+          {"device", "cpu"},
+          {"threads", 2}};
+}
+
+TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompresses) {
+  util::Progress::SetEnabled(false);
+  TempDir dir;
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  WriteInitModel(dir.file("init.swe"));
+  testing::WriteFile(dir.file("corpus.txt"), testing::TinyCorpus(800, 5));
+  testing::WriteFile(dir.file("triples.tsv"), Triples(300, 6));
+  Recipe recipe;
+  ASSERT_TRUE(ParseRecipe(InitRecipe(dir).dump(), &recipe).ok());
+  std::vector<std::string> log;
+  RunOptions o;
+  o.log = [&log](const std::string& line) { log.push_back(line); };
+  Status s = RunPipeline(recipe, o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  int skipped = 0;
+  for (const auto& l : log) {
+    std::printf("  %s\n", l.c_str());
+    skipped += l.find("skipped (init.model") != std::string::npos;
+  }
+  EXPECT_EQ(skipped, 4);  // vocab, sample, extract, pca
+  std::string bytes = testing::ReadFile(dir.file("out.swe"));
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  EXPECT_EQ(model->vocab_size(), testing::TinyWords().size());
+  EXPECT_EQ(model->dims(), 4u);
+  const Provenance& p = model->provenance();
+  ASSERT_EQ(p.scores.size(), 6u);  // initial and best held-out loss of each objective
+  EXPECT_EQ(p.scores[0].task, "kd-heldout");
+  EXPECT_EQ(p.scores[2].task, "contrastive-heldout");
+  EXPECT_EQ(p.scores[4].task, "distance-heldout");
+  EXPECT_LE(p.scores[5].value, p.scores[4].value * 1.0001);
+  EXPECT_NE(p.corpus.find("triples:"), std::string::npos);
+  // Resuming: nothing re-runs.
+  log.clear();
+  ASSERT_TRUE(RunPipeline(recipe, o).ok());
+  int up_to_date = 0;
+  for (const auto& l : log) up_to_date += l.find("up to date") != std::string::npos;
+  EXPECT_EQ(up_to_date, 2);  // refine, export
+
+  json bad = InitRecipe(dir);
+  bad["init"]["model"] = dir.file("missing.swe");
+  ASSERT_TRUE(ParseRecipe(bad.dump(), &recipe).ok());
+  s = RunPipeline(recipe, o);
+  EXPECT_NE(s.message().find("init.model not found: " + dir.file("missing.swe")), std::string::npos) << s.message();
+}
+
+// Each bad recipe is rejected with a message naming what is wrong.
+TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
+  TempDir dir;
+  const json good = InitRecipe(dir);
+  Recipe r;
+  ASSERT_TRUE(ParseRecipe(good.dump(), &r).ok());
+  ASSERT_EQ(r.objectives.size(), 3u);
+  EXPECT_EQ(r.objectives[1].kind, ObjectiveKind::kContrastive);
+  EXPECT_TRUE(r.objectives[1].triples);
+  ASSERT_EQ(r.objectives[1].data.size(), 2u);
+  EXPECT_EQ(r.objectives[1].data[1].max, 50u);
+  EXPECT_DOUBLE_EQ(r.objectives[2].euclidean, 0.1);
+  EXPECT_EQ(r.compress.method, CompressMethod::kMcr2);
+  auto error = [&](const std::function<void(json&)>& edit) {
+    json j = good;
+    edit(j);
+    Status s = ParseRecipe(j.dump(), &r);
+    EXPECT_FALSE(s.ok()) << j.dump();
+    return s.message();
+  };
+  auto has = [](const std::string& message, const std::string& needle) {
+    EXPECT_NE(message.find(needle), std::string::npos) << message;
+  };
+  has(error([](json& j) { j["refine"]["objectives"][0]["format"] = "pairs"; }),
+      "unknown key 'refine.objectives[0] (kind kd).format'");
+  has(error([](json& j) { j["refine"]["objectives"][2]["tau"] = 0.1; }),
+      "unknown key 'refine.objectives[2] (kind distance).tau'");
+  has(error([](json& j) { j["refine"]["objectives"][1]["euclidean"] = 1; }),
+      "unknown key 'refine.objectives[1] (kind contrastive).euclidean'");
+  has(error([](json& j) { j["refine"]["objectives"][1]["data"][1]["weight"] = 2; }),
+      "unknown key 'refine.objectives[1].data[].weight'");
+  has(error([](json& j) { j["refine"]["objectives"][0]["kind"] = "simcse"; }), "kind must be kd, contrastive or distance");
+  has(error([](json& j) { j["refine"]["objectives"][0].erase("kind"); }), "'refine.objectives[0]' needs a 'kind'");
+  has(error([](json& j) { j["refine"]["objectives"][1].erase("data"); }), "'refine.objectives[1].data' is required");
+  has(error([](json& j) { j["refine"]["objectives"][1]["format"] = "quads"; }), "format must be pairs or triples");
+  has(error([](json& j) { j["refine"]["objectives"][2]["map"] = "free"; }), "map must be orthogonal or identity");
+  has(error([](json& j) { j["refine"]["objectives"][0]["weight"] = -1; }), "weight must be >= 0");
+  has(error([](json& j) { j["refine"]["method"] = "kd"; }), "refine.method and refine.objectives exclude each other");
+  has(error([](json& j) { j["refine"]["objectives"] = json::object(); }), "'refine.objectives' must be a list");
+  has(error([](json& j) { j["init"]["path"] = "x"; }), "unknown key 'init.path'");
+  has(error([](json& j) { j["init"] = json::object(); }), "'init.model' is required");
+  has(error([](json& j) { j["vocab"] = {{"size", 10}}; }), "'vocab' does not apply with 'init.model'");
+  has(error([](json& j) { j["compress"]["rank"] = 3; }), "unknown key 'compress.rank'");
+  has(error([](json& j) { j["compress"]["method"] = "svd"; }), "compress.method must be pca, mcr2 or none");
+  has(error([](json& j) { j["compress"]["dims"] = 0; }), "compress.dims must be positive");
+  has(error([](json& j) { j["compress"]["clusters"] = 1000; }), "compress.clusters must be in 1..sentences");
+}
+
+}  // namespace
+}  // namespace swe::trainer

@@ -1,0 +1,173 @@
+#include "objectives.h"
+
+#include <torch/torch.h>
+
+#include "refine_internal.h"
+
+namespace swe::trainer {
+namespace {
+namespace F = torch::nn::functional;
+
+torch::Tensor DistanceLossTensor(const torch::Tensor& teacher, const torch::Tensor& student, const torch::Tensor& map,
+                                 double euclidean, double cosine) {
+  torch::Tensor mapped = torch::matmul(teacher, map);
+  torch::Tensor squared = (student - mapped).pow(2).sum(1).mean();
+  torch::Tensor cos = (Normalize(student) * Normalize(mapped)).sum(1);
+  return euclidean * squared + cosine * (1 - cos).mean();
+}
+
+// The polar factor U Vᵀ of m (the nearest matrix with orthonormal columns or rows).
+torch::Tensor Polar(const torch::Tensor& m) {
+  auto [u, s, vh] = torch::linalg_svd(m, /*full_matrices=*/false);
+  return torch::matmul(u, vh);
+}
+
+torch::Tensor Double(const float* p, uint32_t rows, uint32_t cols) {
+  return torch::from_blob(const_cast<float*>(p), {rows, cols}, torch::kFloat32).to(torch::kFloat64);
+}
+
+Status CheckObjective(const Objective& o, const RefineOptions& options, uint64_t rows, size_t* n) {
+  const char* name = ObjectiveName(o.spec.kind);
+  if (!(o.spec.weight >= 0)) return InvalidArgument(std::string("refine: objective ") + name + ": weight must be >= 0");
+  if (o.spec.kind == ObjectiveKind::kContrastive) {
+    if (!o.tuples) return InvalidArgument("refine: contrastive objective without data");
+    const TupleData& t = *o.tuples;
+    *n = t.anchor.size();
+    if (t.positive.size() != *n || (!t.negative.empty() && t.negative.size() != *n)) {
+      return InvalidArgument("refine: contrastive data: one positive (and negative) per anchor is needed");
+    }
+    SWE_RETURN_IF_ERROR(CheckCommon(*n, "contrastive examples", options));
+    for (const auto* side : {&t.anchor, &t.positive, &t.negative}) SWE_RETURN_IF_ERROR(CheckSentences(*side, rows));
+    return Status::Ok();
+  }
+  if (!o.sentences) return InvalidArgument(std::string("refine: objective ") + name + " without sentences");
+  *n = o.sentences->sentences.size();
+  if (o.sentences->teacher.rows != *n) return InvalidArgument("refine: one teacher vector per sentence is needed");
+  SWE_RETURN_IF_ERROR(CheckCommon(*n, "sentences", options));
+  return CheckSentences(o.sentences->sentences, rows);
+}
+
+// The distance objective's map, Procrustes-initialised on (up to 20k of) the sentences; `train`
+// says whether it is a trained parameter.
+torch::Tensor InitialMap(const Objective& o, const torch::Tensor& teacher, const torch::Tensor& table, bool* train) {
+  const int64_t dt = teacher.size(1), ds = table.size(1);
+  *train = o.spec.orthogonal_map;
+  if (!o.spec.orthogonal_map) return torch::eye(dt, ds, teacher.options());
+  torch::NoGradGuard guard;
+  std::vector<size_t> all(std::min<size_t>(o.sentences->sentences.size(), 20000));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  torch::Tensor s = StudentVectors(table, o.sentences->sentences, all, 0, all.size());
+  torch::Tensor t = teacher.narrow(0, 0, static_cast<int64_t>(all.size()));
+  return Polar(torch::matmul(t.t(), s)).contiguous();
+}
+
+}  // namespace
+
+const char* ObjectiveName(ObjectiveKind kind) {
+  switch (kind) {
+    case ObjectiveKind::kKd: return "kd";
+    case ObjectiveKind::kContrastive: return "contrastive";
+    case ObjectiveKind::kDistance: return "distance";
+  }
+  return "?";
+}
+
+double SupervisedContrastiveLoss(const float* anchor, const float* positive, const float* negative, uint32_t n,
+                                 uint32_t d, double tau, bool symmetric) {
+  torch::NoGradGuard guard;
+  torch::Tensor neg = negative ? Double(negative, n, d) : torch::Tensor();
+  return ContrastiveLossTensor(Double(anchor, n, d), Double(positive, n, d), neg, tau, symmetric).item<double>();
+}
+
+double DistanceLoss(const float* teacher, const float* student, const float* map, uint32_t n, uint32_t dt,
+                    uint32_t ds, double euclidean, double cosine) {
+  torch::NoGradGuard guard;
+  return DistanceLossTensor(Double(teacher, n, dt), Double(student, n, ds), Double(map, dt, ds), euclidean, cosine)
+      .item<double>();
+}
+
+Status ProcrustesMap(const Matrix& teacher, const Matrix& student, Matrix* map) {
+  if (teacher.rows != student.rows || teacher.rows == 0) return InvalidArgument("procrustes: rows differ or are none");
+  try {
+    torch::Tensor w = Polar(torch::matmul(ToTensor(teacher, torch::kCPU).t(), ToTensor(student, torch::kCPU)))
+                          .contiguous();
+    map->rows = teacher.cols;
+    map->cols = student.cols;
+    map->data.assign(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+  } catch (const std::exception& e) {
+    return Internal(std::string("procrustes failed: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOptions& options, Matrix* table,
+                        RefineReport* report) {
+  if (objectives.empty()) return InvalidArgument("refine: no objective");
+  std::vector<size_t> sizes(objectives.size());
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    SWE_RETURN_IF_ERROR(CheckObjective(objectives[i], options, table->rows, &sizes[i]));
+  }
+  try {
+    torch::Device device(options.device);
+    std::vector<LossTerm> terms;
+    ExtraParams extra;
+    std::vector<torch::Tensor> maps;
+    const torch::Tensor start = ToTensor(*table, device);
+    for (size_t i = 0; i < objectives.size(); ++i) {
+      const Objective& o = objectives[i];
+      const ObjectiveSpec spec = o.spec;
+      BatchLoss loss;
+      if (spec.kind == ObjectiveKind::kContrastive) {
+        const TupleData& t = *o.tuples;
+        const bool hard = spec.hard_negatives && !t.negative.empty();
+        loss = [&t, spec, hard](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
+          torch::Tensor neg = hard ? StudentVectors(w, t.negative, idx, begin, end) : torch::Tensor();
+          return ContrastiveLossTensor(StudentVectors(w, t.anchor, idx, begin, end),
+                                       StudentVectors(w, t.positive, idx, begin, end), neg, spec.tau, spec.symmetric);
+        };
+      } else {
+        const RefineData& data = *o.sentences;
+        torch::Tensor teacher = ToTensor(data.teacher, device);
+        if (spec.kind == ObjectiveKind::kKd) {
+          loss = [&data, teacher, spec, device](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin,
+                                                size_t end) {
+            return KdLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
+                                StudentVectors(w, data.sentences, idx, begin, end), spec.tau);
+          };
+        } else {
+          if (!spec.orthogonal_map && data.teacher.cols != table->cols) {
+            return InvalidArgument("refine: distance with map 'identity' needs the teacher's dims (" +
+                                   std::to_string(data.teacher.cols) + ") to equal the table's (" +
+                                   std::to_string(table->cols) + ")");
+          }
+          bool train_map = false;
+          torch::Tensor map = InitialMap(o, teacher, start, &train_map);
+          if (train_map) {
+            map.requires_grad_(true);
+            extra.tensors.push_back(map);
+            maps.push_back(map);
+          }
+          loss = [&data, teacher, map, spec, device](const torch::Tensor& w, const std::vector<size_t>& idx,
+                                                     size_t begin, size_t end) {
+            return DistanceLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
+                                      StudentVectors(w, data.sentences, idx, begin, end), map, spec.euclidean,
+                                      spec.cosine);
+          };
+        }
+      }
+      terms.push_back({sizes[i], loss, spec.weight});
+    }
+    if (!maps.empty()) {
+      extra.after_step = [maps]() {
+        torch::NoGradGuard guard;
+        for (const torch::Tensor& m : maps) m.copy_(Polar(m));
+      };
+    }
+    Train(terms, options, extra, table, report);
+  } catch (const std::exception& e) {
+    return Internal(std::string("refine failed: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+}  // namespace swe::trainer
