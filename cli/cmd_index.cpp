@@ -1,6 +1,8 @@
 // swe index build | add | query | get | ids | remove: a search index kept in a file, with its documents.
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "swe/model.h"
@@ -21,7 +23,8 @@ constexpr const char* kIndexUsage =
     "build:  encodes the documents of FILE and writes an index that stores them: their ids, texts and\n"
     "        metadata. FILE: the non-blank lines of a text file (id: the line number, from 1), or a .jsonl\n"
     "        file of {\"text\": \"...\", \"id\": \"...\", \"metadata\": {...}} objects (id and metadata optional).\n"
-    "add:    adds the documents of FILE to INDEX (replacing those with the same id) and saves it.\n"
+    "add:    adds the documents of FILE to INDEX (replacing those with the same id) and saves it; lines\n"
+    "        without an id are numbered after the largest whole-number id in INDEX.\n"
     "query:  answers each QUERY (or each line of stdin, as it arrives) as 'swe search' does; --docs FILE\n"
     "        is needed only for an index that stores no texts (written by swe before 0.1.0).\n"
     "get:    prints each document as a JSON object {\"id\", \"text\", \"metadata\"}.\n"
@@ -83,6 +86,28 @@ IndexPtr LoadDocIndex(const std::string& path) {
   return index;
 }
 
+// The largest id that is a whole decimal number (0 when none is).
+uint64_t LargestNumericId(const swe_index* index) {
+  size_t n = 0;
+  Check(swe_index_get_ids(index, nullptr, 0, &n));
+  std::vector<uint64_t> entries(n);
+  Check(swe_index_get_ids(index, entries.data(), entries.size(), &n));
+  uint64_t largest = 0;
+  for (uint64_t entry : entries) {
+    swe_doc doc;
+    if (swe_index_get_doc(index, entry, &doc) != SWE_OK || doc.id.size == 0 || doc.id.size > 19) continue;
+    uint64_t value = 0;
+    bool digits = true;
+    for (size_t i = 0; i < doc.id.size && digits; ++i) {
+      const char c = doc.id.data[i];
+      digits = c >= '0' && c <= '9';
+      value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (digits) largest = std::max(largest, value);
+  }
+  return largest;
+}
+
 int RunAdd(const Args& args) {
   const std::string command = "swe index add";
   util::ParsedArgs parsed = Parse(args, {{"docs", 0, true}, {"output", 'o', true}}, command);
@@ -94,8 +119,18 @@ int RunAdd(const Args& args) {
   if (swe_index_check_model(index.get(), model.get()) != SWE_OK) {
     throw CliError(1, parsed.positional[1] + ": " + swe_last_error());
   }
-  AddDocs(model.get(), index.get(), ReadDocInputs(docs));
+  // Documents without an id are numbered after the largest whole-number id already there, so that
+  // adding a second text file appends its lines instead of replacing documents "1", "2", ...
+  const std::vector<DocInput> inputs = ReadDocInputs(docs, LargestNumericId(index.get()) + 1);
+  size_t replaced = 0;
+  for (const DocInput& d : inputs) {
+    uint64_t entry = 0;
+    replaced += swe_index_find_doc(index.get(), d.id.data(), d.id.size(), &entry) == SWE_OK;
+  }
+  AddDocs(model.get(), index.get(), inputs);
   Check(swe_index_save_to_file(index.get(), parsed.get("output", parsed.positional[1]).c_str()));
+  std::fprintf(stderr, "swe: added %zu documents, replaced %zu with the same id\n", inputs.size() - replaced,
+               replaced);
   return 0;
 }
 

@@ -45,7 +45,7 @@ DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
 
 }  // namespace
 
-std::vector<DocInput> ReadDocInputs(const std::string& path) {
+std::vector<DocInput> ReadDocInputs(const std::string& path, uint64_t first_default_id) {
   const bool json = IsJsonLines(path);
   LineReader reader(path);
   std::vector<DocInput> docs;
@@ -55,7 +55,7 @@ std::vector<DocInput> ReadDocInputs(const std::string& path) {
     if (IsBlank(line)) continue;
     const std::string where = path + ":" + std::to_string(number);
     DocInput doc = json ? ParseJsonDoc(line, where) : DocInput{"", std::move(line), ""};
-    if (doc.id.empty()) doc.id = std::to_string(number);
+    if (doc.id.empty()) doc.id = std::to_string(first_default_id + number - 1);
     if (!ids.insert(doc.id).second) throw CliError(1, where + ": id '" + doc.id + "' is used twice");
     docs.push_back(std::move(doc));
   }

@@ -3,6 +3,7 @@
 //   {"text": "...", "id": "a string or a number (default: the line number)", "metadata": any JSON}
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,9 @@ struct DocInput {
   std::string metadata;  // JSON text, or empty
 };
 
-// Throws CliError naming FILE:LINE for a malformed JSON line, an unknown key or a repeated id.
-std::vector<DocInput> ReadDocInputs(const std::string& path);
+// Throws CliError naming FILE:LINE for a malformed JSON line, an unknown key or a repeated id. A
+// document without an id gets `first_default_id` + its line number − 1 (the line number by default).
+std::vector<DocInput> ReadDocInputs(const std::string& path, uint64_t first_default_id = 1);
 
 // Encodes `docs` in batches (with a progress bar) and adds them to `index`: a document whose id is
 // already there replaces it. The index's dims decide the vectors' dims.

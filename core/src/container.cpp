@@ -13,7 +13,6 @@ namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
 constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
-constexpr size_t kMinSavings = 16;            // compress only when it saves at least 1/16 of the payload
 
 // CRC-32C (Castagnoli, reflected), slicing-by-8: table[k][b] is the CRC of byte b followed by k zero
 // bytes, so eight input bytes take eight independent lookups. Portable (the wasm build uses it too)
@@ -180,6 +179,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
   try {
     std::vector<uint8_t> frame;
 #if !defined(SWE_NO_ZSTD_COMPRESS)
+    constexpr size_t kMinSavings = 16;  // compress only when it saves at least 1/16 of the payload
     if (zstd_level != 0) SWE_RETURN_IF_ERROR(AppendCompressedFrame(message, size, zstd_level, &frame));
     // A payload that zstd barely shrinks (an int8 table is close to noise) is stored instead:
     // decompressing it would cost most of every load to save a few percent of the file.

@@ -268,6 +268,7 @@ Status Index::SearchBinary(const float* query, size_t k, size_t candidates, std:
   const size_t count = ids_.size();
   k = std::min(k, count);
   if (k == 0) return Status::Ok();
+  candidates = std::min(candidates, count);  // no allocation or selection past the index's size
   std::vector<float> unit(query, query + dims_);
   NormalizeL2(unit.data(), dims_);
   const size_t words = hamming::Words(dims_);

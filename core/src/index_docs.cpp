@@ -1,4 +1,5 @@
 // An index's documents and their part of the index file (schema IndexDocs).
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -64,8 +65,14 @@ void WriteIndexDocs(const IndexDocs& docs, schema::IndexDocs::Builder out) {
   auto ids = out.initIds(count);
   auto texts = out.initTexts(docs.has_texts() ? count : 0);
   auto metadata = out.initMetadata(docs.has_metadata() ? count : 0);
+  // In entry order, not the hash map's: native and wasm builds write the same bytes.
+  std::vector<uint64_t> order;
+  order.reserve(count);
+  for (const auto& item : docs.all()) order.push_back(item.first);
+  std::sort(order.begin(), order.end());
   unsigned i = 0;
-  for (const auto& [entry, doc] : docs.all()) {
+  for (const uint64_t entry : order) {
+    const auto& doc = docs.all().at(entry);
     std::memcpy(entries.begin() + 8 * i, &entry, 8);
     ids.set(i, capnp::Text::Reader(doc.id.data(), doc.id.size()));
     if (texts.size()) texts.set(i, capnp::Text::Reader(doc.text.data(), doc.text.size()));

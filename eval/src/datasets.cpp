@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <dirent.h>
@@ -39,7 +40,7 @@ bool ParseDouble(const std::string& text, double* out) {
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size() || errno != 0 || !(v == v)) return false;
+  if (end != t.c_str() + t.size() || errno != 0 || !std::isfinite(v)) return false;  // inf would make NaN scores
   *out = v;
   return true;
 }

@@ -1,4 +1,4 @@
-// The C API (native/include/swe.h) over core: batch search with a score floor, and the documents
+// The C API (libswe/include/swe.h) over core: batch search with a score floor, and the documents
 // (string ids, texts, metadata) that an index keeps beside its vectors.
 #include <cmath>
 #include <string>

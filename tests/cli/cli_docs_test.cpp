@@ -112,6 +112,17 @@ TEST_F(CliTest, IndexKeepsItsDocuments) {
   EXPECT_EQ(Lines(Run({"index", "ids", P("kept.swi")}).out).size(), 5u);  // -o left it as it was
   ExpectOneLineError(Run({"index", "remove", P("kept.swi"), "nope"}), 1, "nope");
 
+  // A text file added to an index appends: its lines are numbered after the largest numeric id (5).
+  WriteFile(*dir_ / "extra.txt", "a cat sat\n\nthe market rose\n");
+  r = Run({"index", "add", P("model.swe"), P("kept.swi"), "--docs", P("extra.txt")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("added 2 documents, replaced 0"), std::string::npos) << r.err;
+  ids = Lines(Run({"index", "ids", P("kept.swi")}).out);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "4", "5", "6", "8", "w"}));
+  EXPECT_EQ(json::parse(Run({"index", "get", P("kept.swi"), "4"}).out)["text"], "a dog ran");  // kept
+  EXPECT_EQ(json::parse(Run({"index", "get", P("kept.swi"), "8"}).out)["text"], "the market rose");
+
   // Bad JSON lines are named by file and line.
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"{\"text\": \"a\", \"title\": \"x\"}\n", "unknown key \"title\""},

@@ -2,6 +2,7 @@
 // CenterCodes; on clustered vectors centering the codes raises recall.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
 #include <set>
 #include <vector>
@@ -53,6 +54,12 @@ TEST(IndexBinary, AllCandidatesIsExactSearch) {
     EXPECT_FALSE(index->SearchBinary(q.data(), 10, 9, &hits).ok());  // fewer candidates than k
     EXPECT_TRUE(index->SearchBinary(q.data(), 10, 10, &hits).ok());
     EXPECT_EQ(hits.size(), 10u);
+    // Candidates past the index's size (even SIZE_MAX) mean all of them: exact search.
+    std::vector<SearchHit> exact, all;
+    ASSERT_TRUE(index->Search(q.data(), 10, &exact).ok());
+    ASSERT_TRUE(index->SearchBinary(q.data(), 10, SIZE_MAX, &all).ok());
+    ASSERT_EQ(all.size(), exact.size());
+    for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].id, exact[i].id);
   }
 }
 

@@ -43,7 +43,10 @@ bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan
     ok = ok && (part.size == 0 || std::fwrite(part.data, 1, part.size, f) == part.size);
   }
   int code = errno;
-  ok = (std::fclose(f) == 0) && ok;
+  if (std::fclose(f) != 0) {  // e.g. ENOSPC when the buffered tail is flushed
+    if (ok) code = errno;
+    ok = false;
+  }
   if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
     code = errno;
     ok = false;
