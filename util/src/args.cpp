@@ -1,7 +1,10 @@
 #include "swe/util/args.h"
 
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 
 namespace swe::util {
 namespace {
@@ -94,10 +97,12 @@ uint64_t ParseCount(const std::string& text, const std::string& what, uint64_t m
 }
 
 double ParseNumber(const std::string& text, const std::string& what, double min, double max) {
-  double value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || !(value >= min && value <= max)) {
+  // strtod, not std::from_chars: Emscripten's libc++ has no floating-point from_chars (wasm build).
+  // Leading blanks, which strtod would skip, are refused as from_chars refuses them.
+  char* end = nullptr;
+  errno = 0;
+  const double value = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !(value >= min && value <= max)) {
     char range[64];
     std::snprintf(range, sizeof range, "[%g, %g]", min, max);
     throw UsageError(what + " must be a number in " + range + ", not '" + text + "'");
