@@ -110,8 +110,8 @@ export class Index {
 
   /**
    * Adds documents [{ id, text, metadata? }]: a string id (non-empty, unique), the text to encode (stored
-   * with it) and optional metadata (a JSON value, stored as JSON; null or undefined: none). A document whose id is in the index
-   * is replaced. All documents are checked before any is added.
+   * with it) and optional metadata (a JSON value, stored as JSON; null or undefined: none). A document
+   * whose id is in the index is replaced. All documents are checked before any is added.
    */
   addDocs(docs) {
     if (!Array.isArray(docs)) throw new TypeError(`addDocs: expected an array of documents, got ${describe(docs)}`);
