@@ -119,10 +119,20 @@ export interface KMeansResult {
   iterations: number;
 }
 
+/** A document kept in an index: its string id, its text and its metadata (absent when none). */
+export interface Doc<Metadata = unknown> {
+  id: string;
+  text: string;
+  metadata?: Metadata;
+}
+
+/** A hit: an entry's integer id, or for a document its string id, text and metadata. */
 export interface SearchHit<Id extends number | bigint = number> {
-  id: Id;
+  id: Id | string;
   /** Cosine similarity of the query and the entry. */
   score: number;
+  text?: string;
+  metadata?: unknown;
 }
 
 /** A failure reported by the core (corrupt model, bad argument, ...); the module stays usable. */
@@ -179,7 +189,10 @@ export class Model {
 
 export type Id = number | bigint;
 
-/** A flat, exact cosine index of (id, vector) entries; ids are non-negative integers below 2^64. */
+/**
+ * A flat, exact cosine index of (id, vector) entries; ids are non-negative integers below 2^64, or for
+ * documents (addDocs) strings.
+ */
 export class Index<ResultId extends number | bigint = number> {
   private constructor();
   readonly size: number;
@@ -191,14 +204,28 @@ export class Index<ResultId extends number | bigint = number> {
   /** Adds vectors (ids.length × dims floats, row-major) under ids. */
   addVectors(ids: readonly Id[] | ArrayLike<number> | BigUint64Array, vectors: Float32Array): void;
   /**
+   * Encodes and adds documents (ids non-empty and unique; metadata any JSON value, null: none), text
+   * and metadata kept and saved; a document whose id is present is replaced. All are checked first.
+   */
+  addDocs(docs: readonly Doc[]): void;
+  /** The document with this id; throws SweError (code "not found") when there is none. */
+  get(id: string): Doc;
+  /** Every entry's id in storage order: a document's string id, else its integer id. */
+  ids(): (ResultId | string)[];
+  /** Number of entries that hold a document. */
+  readonly docCount: number;
+  /**
    * The k (default 10) best entries for a text or a vector, best first; ties by ascending id. No hits
    * for a query without a known word (a zero vector).
    */
   search(query: string | Float32Array, k?: number, options?: SearchOptions): SearchHit<ResultId>[];
   search(query: string | Float32Array, options: SearchOptions & { k?: number }): SearchHit<ResultId>[];
-  /** Removes an entry; false when it was not there. */
-  remove(id: Id): boolean;
-  has(id: Id): boolean;
+  /** search() for each query at once: one hit array per query. */
+  searchBatch(queries: readonly string[], k?: number, options?: SearchOptions): SearchHit<ResultId>[][];
+  searchBatch(queries: readonly string[], options: SearchOptions & { k?: number }): SearchHit<ResultId>[][];
+  /** Removes an entry (an integer id, or a document's string id); false when it was not there. */
+  remove(id: Id | string): boolean;
+  has(id: Id | string): boolean;
   /** The index as bytes (a .swi file); model.loadIndex() reads them back. */
   save(): Uint8Array;
   /** Frees the index's wasm memory; later calls throw. Safe to call twice. */

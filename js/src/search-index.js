@@ -1,6 +1,6 @@
 // Index: a flat, exact cosine index of (uint64 id, vector) entries in the wasm heap (C API handle),
 // tied to the model that encodes its texts.
-import { align8, checkTexts, describe, toBytes } from './wasm.js';
+import { SweError, align8, checkTexts, describe, toBytes, utf8Bound } from './wasm.js';
 
 const kMaxU64 = (1n << 64n) - 1n;
 
@@ -109,16 +109,62 @@ export class Index {
   }
 
   /**
+   * Adds documents [{ id, text, metadata? }]: a string id (non-empty, unique), the text to encode (stored
+   * with it) and optional metadata (a JSON value, stored as JSON; null or undefined: none). A document
+   * whose id is in the index is replaced. All documents are checked before any is added.
+   */
+  addDocs(docs) {
+    if (!Array.isArray(docs)) throw new TypeError(`addDocs: expected an array of documents, got ${describe(docs)}`);
+    const parts = checkDocs(docs);
+    const texts = docs.map((doc) => doc.text);
+    const wasm = this.#wasm;
+    const handle = this.#handle();
+    this.#model.encodeChunks(texts, this.dims, 0, (start, count, vectors) => {
+      const chunk = parts.slice(3 * start, 3 * (start + count));
+      const bytes = chunk.reduce((sum, text) => sum + utf8Bound(text), 0);
+      const records = wasm.malloc(8 * chunk.length + bytes);  // swe_doc = 3 swe_text records
+      try {
+        wasm.writeTexts(chunk, records, records + 8 * chunk.length);
+        wasm.check(wasm.m._swe_index_add_docs(handle, records, vectors, count), 'addDocs');
+      } finally {
+        wasm.free(records);
+      }
+    });
+  }
+
+  /** The document `id` (a string): { id, text, metadata? }; a SweError (code "not found") when absent. */
+  get(id) {
+    const entry = this.#findDoc(id, 'get');
+    if (entry === null) {
+      const status = this.#wasm.statusCodes['not found'];
+      throw new SweError(`get: no document with id ${JSON.stringify(id)}`, 'not found', status);
+    }
+    return this.#doc(entry);
+  }
+
+  /** Number of entries that hold a document. */
+  get docCount() { return this.#wasm.m._swe_index_get_doc_count(this.#handle()); }
+
+  /** The ids of all entries in storage order: a document's string id, else the entry's integer id. */
+  ids() {
+    const wasm = this.#wasm;
+    const size = this.size;
+    const entries = wasm.withScratch(8 + 8 * size, (p) => {
+      wasm.check(wasm.m._swe_index_get_ids(this.#handle(), p + 8, size, p), 'ids');
+      return Array.from(new BigUint64Array(wasm.u8.buffer, p + 8, size));
+    });
+    return entries.map((entry) => this.#hit(entry).id);
+  }
+
+  /**
    * The k best entries for `query` (a text, or a Float32Array of dims floats), best first:
-   * [{id, score}], score the cosine similarity. Equal scores are ordered by ascending id. A query with
-   * no known word (a zero vector) has no hits; options.minScore drops hits scoring below it. The second
-   * argument may also be { k, minScore }.
+   * [{id, score}], score the cosine similarity, and a document's text and metadata when it has one.
+   * Equal scores are ordered by ascending entry id. A query with no known word (a zero vector) has no
+   * hits; options.minScore drops hits scoring below it. The second argument may also be { k, minScore }.
    */
   search(query, k = 10, options = {}) {
-    if (k !== null && typeof k === 'object') [k, options] = [k.k ?? 10, k];
-    if (!Number.isInteger(k) || k < 0) throw new TypeError('search: k must be a non-negative integer');
-    const minScore = options.minScore ?? -Infinity;
-    if (typeof minScore !== 'number' || Number.isNaN(minScore)) throw new TypeError('search: options.minScore must be a number');
+    let minScore;
+    [k, minScore] = searchArgs(k, options, 'search');
     const wasm = this.#wasm;
     const handle = this.#handle();
     const dims = this.dims;
@@ -136,28 +182,53 @@ export class Index {
     const idsAt = 16;
     const scoresAt = idsAt + 8 * k;
     const queryAt = scoresAt + align8(4 * k);
-    return wasm.withScratch(queryAt + 4 * dims, (p) => {
+    const found = wasm.withScratch(queryAt + 4 * dims, (p) => {
       new Float32Array(wasm.u8.buffer, p + queryAt, dims).set(vector);
       wasm.check(wasm.m._swe_index_search(handle, p + queryAt, dims, k, p + idsAt, p + scoresAt, p + 8), 'search');
       const n = new Uint32Array(wasm.u8.buffer, p + 8, 1)[0];
-      const ids = new BigUint64Array(wasm.u8.buffer, p + idsAt, n);
-      const scores = new Float32Array(wasm.u8.buffer, p + scoresAt, n);
-      const hits = [];
-      for (let i = 0; i < n && scores[i] >= minScore; ++i) hits.push({ id: this.#fromU64(ids[i]), score: scores[i] });
-      return hits;
+      return readHits(wasm, p + idsAt, p + scoresAt, n, minScore);
     });
+    return found.map(([entry, score]) => this.#hit(entry, score));
   }
 
-  /** Removes the entry `id`; false when it was not there. */
+  /** search() for each text of `queries` at once: an array of hit arrays, one per query. */
+  searchBatch(queries, k = 10, options = {}) {
+    const list = checkTexts(queries, 'searchBatch');
+    let minScore;
+    [k, minScore] = searchArgs(k, options, 'searchBatch');
+    k = Math.min(k, this.size);
+    if (k === 0) return list.map(() => []);
+    const wasm = this.#wasm;
+    const handle = this.#handle();
+    const dims = this.dims;
+    const found = [];
+    // Room per query (the "extra" of encodeChunks): k ids, k scores and a count (size_t: 4 bytes).
+    this.#model.encodeChunks(list, dims, 12 * k + 4, (start, count, vectors, extra) => {
+      const scoresAt = extra + 8 * k * count;
+      const countsAt = scoresAt + 4 * k * count;
+      wasm.check(wasm.m._swe_index_search_batch(handle, vectors, count, dims, k, minScore, extra, scoresAt, countsAt),
+                 'searchBatch');
+      const counts = new Uint32Array(wasm.u8.buffer, countsAt, count);
+      for (let q = 0; q < count; ++q) found.push(readHits(wasm, extra + 8 * k * q, scoresAt + 4 * k * q, counts[q], minScore));
+    });
+    return found.map((hits) => hits.map(([entry, score]) => this.#hit(entry, score)));
+  }
+
+  /** Removes the entry `id` (an integer, or a document's string id); false when it was not there. */
   remove(id) {
-    const status = this.#wasm.m._swe_index_remove(this.#handle(), toU64(id, 'remove: id'));
+    const entry = typeof id === 'string' ? this.#findDoc(id, 'remove') : toU64(id, 'remove: id');
+    if (entry === null) return false;
+    const status = this.#wasm.m._swe_index_remove(this.#handle(), entry);
     if (status === this.#wasm.statusCodes['not found']) return false;
     this.#wasm.check(status, 'remove');
     return true;
   }
 
-  /** True when `id` is in the index. */
-  has(id) { return this.#wasm.m._swe_index_contains(this.#handle(), toU64(id, 'has: id')) === 1; }
+  /** True when `id` (an integer, or a document's string id) is in the index. */
+  has(id) {
+    if (typeof id === 'string') return this.#findDoc(id, 'has') !== null;
+    return this.#wasm.m._swe_index_contains(this.#handle(), toU64(id, 'has: id')) === 1;
+  }
 
   /** The index as bytes of a .swi file (model.loadIndex() reads them back). */
   save() {
@@ -187,6 +258,42 @@ export class Index {
     return this.#ptr;
   }
 
+  // The entry id of the document `id`, or null when none has it.
+  #findDoc(id, what) {
+    if (typeof id !== 'string') throw new TypeError(`${what}: a document id is a string, got ${describe(id)}`);
+    const wasm = this.#wasm;
+    return wasm.withScratch(8 + utf8Bound(id), (p) => {
+      const size = wasm.writeText(id, p + 8);
+      const status = wasm.m._swe_index_find_doc(this.#handle(), p + 8, size, p);
+      if (status === wasm.statusCodes['not found']) return null;
+      wasm.check(status, what);
+      return new BigUint64Array(wasm.u8.buffer, p, 1)[0];
+    });
+  }
+
+  // The document of `entry` ({ id, text, metadata? }), or null when it has none.
+  #doc(entry) {
+    const wasm = this.#wasm;
+    return wasm.withScratch(24, (p) => {
+      const status = wasm.m._swe_index_get_doc(this.#handle(), entry, p);
+      if (status === wasm.statusCodes['not found']) return null;
+      wasm.check(status, 'get');
+      const [id, text, metadata] = wasm.readTexts(p, 3);
+      return metadata === '' ? { id, text } : { id, text, metadata: JSON.parse(metadata) };
+    });
+  }
+
+  // What search() and ids() show for an entry: its document when it has one, else its integer id.
+  #hit(entry, score) {
+    const doc = this.docCount > 0 ? this.#doc(entry) : null;
+    const id = doc === null ? this.#fromU64(entry) : doc.id;
+    const hit = score === undefined ? { id } : { id, score };
+    if (doc === null) return hit;
+    hit.text = doc.text;
+    if ('metadata' in doc) hit.metadata = doc.metadata;
+    return hit;
+  }
+
   #checkIds(ids, count) {
     if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
       throw new TypeError(`expected ids as an array, got ${describe(ids)}`);
@@ -204,6 +311,50 @@ export class Index {
     }
     return Number(id);
   }
+}
+
+// The parts of `docs` as [id, text, metadata JSON ("" for none), ...]; TypeError naming a bad one.
+function checkDocs(docs) {
+  const parts = [];
+  const seen = new Set();
+  docs.forEach((doc, i) => {
+    const what = `addDocs: docs[${i}]`;
+    if (doc === null || typeof doc !== 'object') throw new TypeError(`${what} must be an object { id, text, metadata? }, got ${describe(doc)}`);
+    const { id, text, metadata } = doc;
+    if (typeof id !== 'string' || id === '') throw new TypeError(`${what}.id must be a non-empty string, got ${describe(id)}`);
+    if (seen.has(id)) throw new RangeError(`${what}: duplicate document id ${JSON.stringify(id)}`);
+    seen.add(id);
+    if (typeof text !== 'string') throw new TypeError(`${what}.text must be a string, got ${describe(text)}`);
+    let json = '';
+    if (metadata !== undefined && metadata !== null) {  // null: none, as in `swe index` .jsonl input
+      try {
+        json = JSON.stringify(metadata);
+      } catch (error) {
+        throw new TypeError(`${what}.metadata cannot be written as JSON: ${error.message}`);
+      }
+      if (json === undefined) throw new TypeError(`${what}.metadata cannot be written as JSON (${describe(metadata)})`);
+    }
+    parts.push(id, text, json);
+  });
+  return parts;
+}
+
+// [k, minScore] from search()'s arguments (k may be an object { k, minScore }).
+function searchArgs(k, options, what) {
+  if (k !== null && typeof k === 'object') [k, options] = [k.k ?? 10, k];
+  if (!Number.isInteger(k) || k < 0) throw new TypeError(`${what}: k must be a non-negative integer`);
+  const minScore = options.minScore ?? -Infinity;
+  if (typeof minScore !== 'number' || Number.isNaN(minScore)) throw new TypeError(`${what}: options.minScore must be a number`);
+  return [k, minScore];
+}
+
+// [[entry id, score], ...] of n hits at idsPtr / scoresPtr, those scoring at least minScore.
+function readHits(wasm, idsPtr, scoresPtr, n, minScore) {
+  const ids = new BigUint64Array(wasm.u8.buffer, idsPtr, n);
+  const scores = new Float32Array(wasm.u8.buffer, scoresPtr, n);
+  const hits = [];
+  for (let i = 0; i < n && scores[i] >= minScore; ++i) hits.push([ids[i], scores[i]]);
+  return hits;
 }
 
 function toU64(id, what) {

@@ -188,6 +188,14 @@ export class Sweasm {
     }
   }
 
+  /** The `n` swe_text records at `ptr` (8 bytes each on wasm32) as strings. */
+  readTexts(ptr, n) {
+    const records = new Uint32Array(this.u8.buffer, ptr, 2 * n);
+    const texts = [];
+    for (let i = 0; i < n; ++i) texts.push(decoder.decode(this.u8.subarray(records[2 * i], records[2 * i] + records[2 * i + 1])));
+    return texts;
+  }
+
   /** Writes one text as UTF-8 at `ptr` (room for 3 × its length bytes) and returns its byte length. */
   writeText(text, ptr) {
     return writeUtf8(text, this.u8, ptr);

@@ -1,7 +1,7 @@
 // Compiled (never run) by types.test.js: the declarations in index.d.ts describe the API as used here;
 // the @ts-expect-error lines must stay errors.
 import { SweEmbeddings, cosine, kmeans, loadModel, nearDuplicateGroups, similarityMatrix } from 'swe-embeddings';
-import type { KMeansResult, LoadProgress, Model, RankedText, SearchHit } from 'swe-embeddings';
+import type { Doc, KMeansResult, LoadProgress, Model, RankedText, SearchHit } from 'swe-embeddings';
 
 async function use(): Promise<void> {
   const controller = new AbortController();
@@ -20,11 +20,20 @@ async function use(): Promise<void> {
   const index = model.createIndex();
   const hits: SearchHit[] = index.search('q', 5, { minScore: 0.1 });
   const more: SearchHit[] = index.search('q', { k: 5, minScore: 0.1 });
+  index.addDocs([{ id: 'a', text: 'a text', metadata: { tag: 1 } }, { id: 'b', text: 'b' }]);
+  // @ts-expect-error: a document's id is a string
+  index.addDocs([{ id: 1, text: 'a' }]);
+  const doc: Doc = index.get('a');
+  const ids: (number | string)[] = index.ids();
+  const batch: SearchHit[][] = index.searchBatch(['q', 'r'], { k: 3, minScore: 0.2 });
+  const stored: string | undefined = batch[0][0].text;
+  const removed: boolean = index.remove('a') && index.has(2) && index.docCount > 0;
   const score: number = cosine(vectors, vectors) + similarityMatrix(vectors, 4)[0] + kmeans(vectors, 4, 1).inertia;
   const dupes: number[][] = nearDuplicateGroups(vectors, 4, 0.9);
   const embeddings = new SweEmbeddings({ model, dims: 64 });
   const docs: number[][] = await embeddings.embedDocuments(['a']);
   const query: number[] = await embeddings.embedQuery('a');
-  console.log(knownWords, ranked, top, kept, texts, groups, clusters, matrix, hits, more, score, dupes, docs, query);
+  console.log(knownWords, ranked, top, kept, texts, groups, clusters, matrix, hits, more, score, dupes, docs, query,
+              doc, ids, stored, removed);
 }
 void use;
