@@ -17,11 +17,13 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_LIBDIR=lib -DS
 cmake --build "$build" --target swe_cli swe_shared swe_static -j"$(nproc)" >/dev/null
 rm -rf "$stage"
 cmake --install "$build" --prefix "$stage" --strip >/dev/null
-# The static archive: libswe's C API plus core, so that users link only it and core's dependencies.
+# The static archive: libswe's C API plus what it links privately (core, util), so that users link
+# only it and core's system dependencies.
 ar -M <<MRI
 CREATE $stage/lib/libswe.a
 ADDLIB $build/libswe/libswe.a
 ADDLIB $build/core/libswe_core.a
+ADDLIB $build/util/libswe_util.a
 SAVE
 END
 MRI
