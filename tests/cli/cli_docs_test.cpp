@@ -289,6 +289,11 @@ long PeakKb(const std::string& model, const std::string& input, const std::strin
 }
 
 TEST_F(CliTest, EncodeMemoryDoesNotGrowWithTheInput) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's quarantine holds freed memory back, so peak RSS grows with the work done, not with what is
+  // kept; the native (unsanitized) run of this test is the one that measures.
+  GTEST_SKIP() << "peak memory is not meaningful under AddressSanitizer";
+#endif
   const std::string line = "the cat sat on the mat and a dog ran in the park\n";
   std::string small, large;
   for (int i = 0; i < 10'000; ++i) small += line;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "c_api_fixture.h"
@@ -11,7 +12,8 @@ namespace {
 
 using namespace swe_c_api_test;
 
-swe_doc Doc(const std::string& id, const std::string& text, const std::string& meta = "") {
+// Views only: the strings must outlive the document (literals do; temporaries would dangle).
+swe_doc Doc(std::string_view id, std::string_view text, std::string_view meta = "") {
   return swe_doc{{id.data(), id.size()}, {text.data(), text.size()}, {meta.data(), meta.size()}};
 }
 
