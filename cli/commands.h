@@ -15,6 +15,8 @@ int RunEncode(const Args& args);      // cmd_encode.cpp
 int RunSimilarity(const Args& args);  // cmd_encode.cpp
 int RunSearch(const Args& args);      // cmd_search.cpp
 int RunIndex(const Args& args);       // cmd_index.cpp: index build | add | query | get | ids | remove
+int RunDedupe(const Args& args);      // cmd_helpers.cpp
+int RunCluster(const Args& args);     // cmd_helpers.cpp
 int RunConvert(const Args& args);     // cmd_convert.cpp
 int RunEval(const Args& args);        // cmd_eval.cpp
 

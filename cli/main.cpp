@@ -26,6 +26,8 @@ constexpr const char* kUsage =
     "  similarity MODEL TEXT TEXT          cosine similarity of two texts\n"
     "  search MODEL --docs FILE [QUERY...] rank documents for each query (stdin: one by one)\n"
     "  index SUBCOMMAND ...                an index file that keeps its documents\n"
+    "  dedupe MODEL --docs FILE            near-duplicate groups: print the first of each\n"
+    "  cluster MODEL --docs FILE -k K      k-means clusters of the documents (seeded, deterministic)\n"
     "  tokenize MODEL TEXT                 show each word and how it matched the vocabulary\n"
     "  convert --from FORMAT IN -o OUT.swe convert word vectors (glove-json, word2vec) to a model\n"
     "  eval MODEL... [--tasks LIST]        score models on STS, retrieval and classification sets\n"
@@ -42,6 +44,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"info", swe::cli::RunInfo},         {"encode", swe::cli::RunEncode}, {"similarity", swe::cli::RunSimilarity},
     {"search", swe::cli::RunSearch},     {"index", swe::cli::RunIndex},   {"tokenize", swe::cli::RunTokenize},
+    {"dedupe", swe::cli::RunDedupe},     {"cluster", swe::cli::RunCluster},
     {"convert", swe::cli::RunConvert},   {"eval", swe::cli::RunEval},
 };
 

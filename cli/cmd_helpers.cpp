@@ -1,0 +1,157 @@
+// swe dedupe and swe cluster: near-duplicate groups and k-means clusters of a file's documents
+// (the JS package's Model.dedupe and Model.cluster; the math is in vector_helpers.cpp).
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "commands.h"
+#include "docs_input.h"
+#include "swe/util/args.h"
+#include "vector_helpers.h"
+
+namespace swe::cli {
+namespace {
+
+constexpr const char* kDedupeUsage =
+    "usage: swe dedupe MODEL --docs FILE|- [--threshold T] [--dims N] [--json]\n"
+    "\n"
+    "Groups near-duplicate documents and prints the first of each group (the one kept), one per line.\n"
+    "A document joins the first earlier group whose first document has cosine >= T with it, else it\n"
+    "starts a group (greedy, like the JS package's dedupe). A document with no word the model knows is\n"
+    "never a duplicate: it is a group of its own (stderr says so).\n"
+    "\n"
+    "options:\n"
+    "  --docs FILE      the documents: the non-blank lines of a text file ('-': stdin), or a .jsonl file\n"
+    "                   of {\"text\", \"id\", \"metadata\"} objects\n"
+    "  --threshold T    the cosine in [-1, 1] at which documents count as duplicates (default 0.9)\n"
+    "  --dims N         use only the first N dimensions\n"
+    "  --json           one JSON object per group: {\"group\", \"id\", \"text\", \"duplicates\": [{\"id\",\n"
+    "                   \"text\", \"score\"}]}, score being the cosine with the kept document\n";
+
+constexpr const char* kClusterUsage =
+    "usage: swe cluster MODEL --docs FILE|- -k K [--seed S] [--dims N] [--json]\n"
+    "\n"
+    "Clusters the documents' vectors with k-means (k-means++ start, Euclidean distance between unit\n"
+    "vectors, which orders like cosine) and prints 'CLUSTER<tab>TEXT' per document, clusters numbered\n"
+    "from 0. The same seed gives the same clusters on every run, and as the JS package's cluster().\n"
+    "A document with no word the model knows is in no cluster: '-' (JSON: null), left out of k-means.\n"
+    "\n"
+    "options:\n"
+    "  --docs FILE      the documents: the non-blank lines of a text file ('-': stdin), or a .jsonl file\n"
+    "                   of {\"text\", \"id\", \"metadata\"} objects\n"
+    "  -k K             the number of clusters, at most the number of documents with a known word\n"
+    "  --seed S         the k-means++ seed, 0 to 4294967295 (default 0)\n"
+    "  --dims N         use only the first N dimensions\n"
+    "  --json           one JSON object per document: {\"id\", \"text\", \"cluster\"}\n";
+
+// The documents of --docs and their vectors.
+struct Encoded {
+  std::vector<DocInput> docs;
+  std::vector<float> vectors;
+  uint32_t dims = 0;
+  std::vector<bool> known;  // whether a document has a word the model knows
+};
+
+Encoded ReadAndEncode(const util::ParsedArgs& parsed, const std::string& command) {
+  if (parsed.positional.size() != 1) throw util::UsageError("expected MODEL", command);
+  if (!parsed.has("docs")) throw util::UsageError("--docs FILE is required", command);
+  ModelPtr model = LoadModel(parsed.positional[0]);
+  Encoded e;
+  e.dims = ResolveDims(model.get(), parsed.get("dims"), command);
+  e.docs = ReadDocInputs(parsed.get("docs"));
+  std::vector<std::string> texts;
+  for (const DocInput& doc : e.docs) texts.push_back(doc.text);
+  e.vectors = EncodeAll(model.get(), texts, e.dims, "encoding");
+  for (const DocInput& doc : e.docs) {
+    uint32_t known = 0;
+    Check(swe_model_count_known_words(model.get(), doc.text.data(), doc.text.size(), &known));
+    e.known.push_back(known > 0);
+  }
+  return e;
+}
+
+void ReportUnknown(const Encoded& e, const char* what) {
+  for (size_t i = 0; i < e.docs.size(); ++i) {
+    if (!e.known[i]) std::fprintf(stderr, "swe: document %s has no word the model knows: %s\n", e.docs[i].id.c_str(), what);
+  }
+}
+
+}  // namespace
+
+int RunDedupe(const Args& args) {
+  const std::string command = "swe dedupe";
+  util::ParsedArgs parsed = util::ParseArgs(
+      args, {{"docs", 0, true}, {"threshold", 0, true}, {"dims", 0, true}, {"json", 0, false}}, command);
+  if (parsed.help) {
+    std::fputs(kDedupeUsage, stdout);
+    return 0;
+  }
+  const double threshold = parsed.has("threshold") ? util::ParseNumber(parsed.get("threshold"), "--threshold", -1, 1) : 0.9;
+  Encoded e = ReadAndEncode(parsed, command);
+  ReportUnknown(e, "a group of its own");
+  std::string out;
+  std::vector<std::vector<size_t>> groups = NearDuplicateGroups(e.vectors.data(), e.docs.size(), e.dims, threshold);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const DocInput& kept = e.docs[groups[g][0]];
+    if (!parsed.has("json")) {
+      out += kept.text + "\n";
+      continue;
+    }
+    nlohmann::ordered_json duplicates = nlohmann::ordered_json::array();
+    for (size_t m = 1; m < groups[g].size(); ++m) {
+      const DocInput& doc = e.docs[groups[g][m]];
+      const float score = static_cast<float>(RowCosine(e.vectors.data(), e.dims, groups[g][0], groups[g][m]));
+      duplicates.push_back({{"id", doc.id}, {"text", doc.text}, {"score", JsonFloat(score)}});
+    }
+    out += JsonLine({{"group", g}, {"id", kept.id}, {"text", kept.text}, {"duplicates", std::move(duplicates)}});
+  }
+  PrintLine(out);
+  std::fprintf(stderr, "swe: %zu documents, %zu groups\n", e.docs.size(), groups.size());
+  return 0;
+}
+
+int RunCluster(const Args& args) {
+  const std::string command = "swe cluster";
+  util::ParsedArgs parsed = util::ParseArgs(
+      args, {{"docs", 0, true}, {"k", 'k', true}, {"seed", 0, true}, {"dims", 0, true}, {"json", 0, false}}, command);
+  if (parsed.help) {
+    std::fputs(kClusterUsage, stdout);
+    return 0;
+  }
+  if (!parsed.has("k")) throw util::UsageError("-k K is required", command);
+  const uint64_t k = util::ParseCount(parsed.get("k"), "-k", 1, UINT32_MAX);
+  const uint32_t seed = static_cast<uint32_t>(parsed.has("seed") ? util::ParseCount(parsed.get("seed"), "--seed", 0, UINT32_MAX) : 0);
+  Encoded e = ReadAndEncode(parsed, command);
+  // k-means over the documents with a known word only: a zero vector is no point on the unit sphere.
+  std::vector<size_t> rows;
+  std::vector<float> vectors;
+  for (size_t i = 0; i < e.docs.size(); ++i) {
+    if (!e.known[i]) continue;
+    rows.push_back(i);
+    vectors.insert(vectors.end(), e.vectors.begin() + i * e.dims, e.vectors.begin() + (i + 1) * e.dims);
+  }
+  if (k > rows.size()) {
+    throw util::UsageError("-k " + std::to_string(k) + " is more than the " + std::to_string(rows.size()) +
+                               " documents with a known word",
+                           command);
+  }
+  ReportUnknown(e, "in no cluster");
+  KMeansResult result = KMeans(vectors.data(), rows.size(), e.dims, static_cast<uint32_t>(k), seed);
+  std::vector<int32_t> labels(e.docs.size(), -1);
+  for (size_t r = 0; r < rows.size(); ++r) labels[rows[r]] = result.labels[r];
+  std::string out;
+  for (size_t i = 0; i < e.docs.size(); ++i) {
+    if (parsed.has("json")) {
+      nlohmann::ordered_json cluster = labels[i] < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(labels[i]);
+      out += JsonLine({{"id", e.docs[i].id}, {"text", e.docs[i].text}, {"cluster", cluster}});
+    } else {
+      out += (labels[i] < 0 ? std::string("-") : std::to_string(labels[i])) + "\t" + e.docs[i].text + "\n";
+    }
+  }
+  PrintLine(out);
+  std::fprintf(stderr, "swe: %zu documents in %llu clusters, inertia %.6g after %d iterations\n", rows.size(),
+               static_cast<unsigned long long>(k), result.inertia, result.iterations);
+  return 0;
+}
+
+}  // namespace swe::cli

@@ -1,0 +1,142 @@
+// Near-duplicate groups and k-means, written to match js/src/helpers.js step for step: sums in double,
+// centroids stored as float (JS keeps them in a Float32Array).
+#include "vector_helpers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace swe::cli {
+namespace {
+
+double Dot(const float* a, size_t i, const float* b, size_t j, uint32_t dims) {
+  const float* x = a + i * dims;
+  const float* y = b + j * dims;
+  double s = 0;
+  for (uint32_t d = 0; d < dims; ++d) s += static_cast<double>(x[d]) * y[d];
+  return s;
+}
+
+double Distance2(const float* a, size_t i, const float* b, size_t j, uint32_t dims) {
+  const float* x = a + i * dims;
+  const float* y = b + j * dims;
+  double s = 0;
+  for (uint32_t d = 0; d < dims; ++d) {
+    const double t = static_cast<double>(x[d]) - y[d];
+    s += t * t;
+  }
+  return s;
+}
+
+double InverseNorm(const float* vectors, size_t i, uint32_t dims) {
+  const double norm = std::sqrt(Dot(vectors, i, vectors, i, dims));
+  return norm == 0 ? 0 : 1 / norm;
+}
+
+// Each row to its nearest centroid (the lower number on ties); true when a label changed.
+bool Assign(const float* vectors, const std::vector<float>& centroids, std::vector<int32_t>& labels, uint32_t k,
+            uint32_t dims) {
+  bool changed = false;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    int32_t best = 0;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (uint32_t c = 0; c < k; ++c) {
+      const double d = Distance2(vectors, i, centroids.data(), c, dims);
+      if (d < best_distance) {
+        best = static_cast<int32_t>(c);
+        best_distance = d;
+      }
+    }
+    if (labels[i] != best) {
+      labels[i] = best;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Centroids as the means of their rows; an emptied cluster keeps its centroid.
+void UpdateCentroids(const float* vectors, std::vector<float>& centroids, const std::vector<int32_t>& labels,
+                     uint32_t k, uint32_t dims) {
+  std::vector<double> sums(size_t{k} * dims);
+  std::vector<uint32_t> counts(k);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const size_t c = static_cast<size_t>(labels[i]);
+    ++counts[c];
+    for (uint32_t d = 0; d < dims; ++d) sums[c * dims + d] += vectors[i * dims + d];
+  }
+  for (size_t c = 0; c < k; ++c) {
+    if (counts[c] == 0) continue;
+    for (uint32_t d = 0; d < dims; ++d) centroids[c * dims + d] = static_cast<float>(sums[c * dims + d] / counts[c]);
+  }
+}
+
+}  // namespace
+
+double Mulberry32::Next() {
+  state_ += 0x6d2b79f5u;
+  uint32_t t = state_;
+  t = (t ^ (t >> 15)) * (t | 1);
+  t ^= t + (t ^ (t >> 7)) * (t | 61);
+  return static_cast<double>(t ^ (t >> 14)) / 4294967296.0;
+}
+
+double RowCosine(const float* vectors, uint32_t dims, size_t i, size_t j) {
+  return Dot(vectors, i, vectors, j, dims) * InverseNorm(vectors, i, dims) * InverseNorm(vectors, j, dims);
+}
+
+std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold) {
+  std::vector<double> inverse(n);
+  for (size_t i = 0; i < n; ++i) inverse[i] = InverseNorm(vectors, i, dims);
+  std::vector<std::vector<size_t>> groups;
+  for (size_t i = 0; i < n; ++i) {
+    auto group = groups.end();
+    if (inverse[i] != 0) {
+      group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
+        return Dot(vectors, g[0], vectors, i, dims) * inverse[g[0]] * inverse[i] >= threshold;
+      });
+    }
+    if (group != groups.end()) {
+      group->push_back(i);
+    } else {
+      groups.push_back({i});
+    }
+  }
+  return groups;
+}
+
+KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed, int max_iterations) {
+  Mulberry32 random(seed);
+  KMeansResult result;
+  result.centroids.assign(size_t{k} * dims, 0.0f);
+  std::vector<double> nearest(n, std::numeric_limits<double>::infinity());  // squared distance to the nearest centre
+  size_t pick = static_cast<size_t>(std::floor(random.Next() * static_cast<double>(n)));
+  for (uint32_t c = 0; c < k; ++c) {
+    std::copy_n(vectors + pick * dims, dims, result.centroids.data() + size_t{c} * dims);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      nearest[i] = std::min(nearest[i], Distance2(vectors, i, result.centroids.data(), c, dims));
+      sum += nearest[i];
+    }
+    // k-means++: the next centre is a row drawn with probability ∝ its squared distance (the last row
+    // off the centres if rounding leaves none); when every row sits on a centre (duplicates), any.
+    double target = random.Next() * sum;
+    pick = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (nearest[i] == 0) continue;
+      pick = i;
+      target -= nearest[i];
+      if (target < 0) break;
+    }
+  }
+  result.labels.assign(n, -1);
+  bool changed = true;
+  for (; changed && result.iterations < max_iterations; ++result.iterations) {
+    changed = Assign(vectors, result.centroids, result.labels, k, dims);
+    if (changed) UpdateCentroids(vectors, result.centroids, result.labels, k, dims);
+  }
+  for (size_t i = 0; i < n; ++i) result.inertia += Distance2(vectors, i, result.centroids.data(), result.labels[i], dims);
+  return result;
+}
+
+}  // namespace swe::cli
