@@ -33,9 +33,8 @@ constexpr const char* kSearchUsage =
 void Answer(const swe_model* model, const swe_index* index, const std::vector<std::string>* lines,
             const QueryOptions& options, const std::string& query, bool first) {
   const uint32_t dims = swe_index_get_dims(index);
-  std::vector<float> vector = EncodeOne(model, query, dims);
   uint32_t known = 0;
-  Check(swe_model_count_known_words(model, query.data(), query.size(), &known));
+  std::vector<float> vector = EncodeOne(model, query, dims, &known);
   if (known == 0) std::fprintf(stderr, "swe: '%s' has no word the model knows: no hits\n", query.c_str());
   std::vector<uint64_t> ids(options.k);
   std::vector<float> scores(options.k);

@@ -63,11 +63,12 @@ std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::stri
   return out;
 }
 
-std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims) {
+std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims,
+                             uint32_t* known_words) {
   std::vector<float> out(dims);
   swe_encode_params params = swe_encode_default_params();
   params.dims = dims;
-  Check(swe_model_encode_text(model, text.data(), text.size(), &params, out.data(), out.size(), nullptr));
+  Check(swe_model_encode_text(model, text.data(), text.size(), &params, out.data(), out.size(), known_words));
   return out;
 }
 

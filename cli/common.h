@@ -49,7 +49,9 @@ bool IsBlank(const std::string& line);
 std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,
                              const std::string& label);
 // Encodes one text.
-std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims);
+// `known_words` (optional) receives how many of its words the model knows.
+std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims,
+                             uint32_t* known_words = nullptr);
 // The dims a --dims value gives for `model` (0 or absent = all); usage error when too large.
 uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command);
 
