@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <sys/stat.h>
 
 #include "swe/util/args.h"
 #include "line_reader.h"
@@ -84,12 +85,22 @@ uint32_t ResolveDims(const swe_model* model, const std::string& value, const std
 }
 
 Output::Output(const std::string& path) : path_(path) {
-  file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-  if (!file_) throw CliError(1, path + ": " + std::strerror(errno));
+  if (path == "-") {
+    file_ = stdout;
+    return;
+  }
+  struct stat info;
+  const bool special = stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+  if (!special) temp_ = path + ".tmp";
+  const std::string& target = special ? path : temp_;
+  file_ = std::fopen(target.c_str(), "wb");
+  if (!file_) throw CliError(1, target + ": " + std::strerror(errno));
 }
 
 Output::~Output() {
-  if (file_ && file_ != stdout) std::fclose(file_);
+  if (!file_ || file_ == stdout) return;
+  std::fclose(file_);  // not closed: an error ended the run, so the output is dropped
+  if (!temp_.empty()) std::remove(temp_.c_str());
 }
 
 void Output::Write(const void* data, size_t size) {
@@ -103,8 +114,11 @@ void Output::Close() {
   file_ = nullptr;
   bool ok = std::fflush(f) == 0 && !std::ferror(f);
   if (f != stdout) ok = std::fclose(f) == 0 && ok;
+  if (ok && !temp_.empty()) ok = std::rename(temp_.c_str(), path_.c_str()) == 0;
   if (!ok) {
-    throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(errno));
+    const int error = errno;
+    if (!temp_.empty()) std::remove(temp_.c_str());
+    throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(error));
   }
 }
 

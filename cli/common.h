@@ -55,7 +55,10 @@ std::vector<float> EncodeOne(const swe_model* model, const std::string& text, ui
 // The dims a --dims value gives for `model` (0 or absent = all); usage error when too large.
 uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command);
 
-// An output file ("-" = stdout) that reports write errors by name when closed.
+// An output file ("-" = stdout) that reports write errors by name when closed. A regular file is
+// written as PATH.tmp and renamed over PATH by Close(), so a failed run leaves PATH as it was and
+// `swe encode F -o F` reads F whole before replacing it; devices and pipes (-o /dev/null) are
+// written in place.
 class Output {
  public:
   explicit Output(const std::string& path);
@@ -67,6 +70,7 @@ class Output {
 
  private:
   std::string path_;
+  std::string temp_;  // the file being written when it is not path_ itself; empty otherwise
   std::FILE* file_ = nullptr;
 };
 

@@ -104,6 +104,17 @@ TEST_F(CliTest, EncodeJsonLines) {
   out = Lines(ReadFile(P("out.jsonl")));
   ASSERT_EQ(out.size(), lines.size());
   EXPECT_EQ(nlohmann::json::parse(out[0]).get<std::vector<float>>(), CoreEncode(lines[0], 4));
+  // The input file as the output: read whole before it is replaced (it used to be emptied first).
+  WriteFile(P("inplace.jsonl"), kDocs);
+  r = Run({"encode", P("model.swe"), P("inplace.jsonl"), "-o", P("inplace.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  out = Lines(ReadFile(P("inplace.jsonl")));
+  ASSERT_EQ(out.size(), lines.size());
+  EXPECT_EQ(nlohmann::json::parse(out[2]).get<std::vector<float>>(), CoreEncode(lines[2]));
+  EXPECT_FALSE(fs::exists(P("inplace.jsonl.tmp")));
+  // A device is written in place, never replaced by a renamed file.
+  r = Run({"encode", P("model.swe"), P("docs.txt"), "-o", "/dev/null", "--format", "jsonl"});
+  ASSERT_EQ(r.code, 0) << r.err;
   r = Run({"encode", P("model.swe"), "-", "--format", "jsonl"}, "cat\n");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Lines(r.out).size(), 1u);
