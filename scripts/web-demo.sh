@@ -3,6 +3,9 @@
 # static site in web-demo/build/site) and serves it on http://127.0.0.1:PORT/ (default 8080), printing
 # the URL. Open it in a browser and type; everything runs in the page.
 #
+# The multilingual model (models/swe-multi-en-de-ja-zh.swe, or the file SWE_DEMO_MULTI_MODEL names) is
+# added to the site when it exists, and --check then tests it too (web-demo/test/browser.test.mjs).
+#
 # usage: scripts/web-demo.sh [--port N]     build, then serve until Ctrl-C
 #        scripts/web-demo.sh --check        build, then run the browser test (headless chromium) and exit
 #        scripts/web-demo.sh --build-only   build only

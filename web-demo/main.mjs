@@ -1,18 +1,25 @@
-// The page: starts the search worker, shows its progress, sends the query as the user types (debounced
-// a little), and renders results, the query's known and skipped words, and the timings. Everything the
-// page needs is served from its own origin; sw.js (when present) keeps it for offline use.
+// The page: starts the search worker, asks it for the chosen model (the default, or the one in the URL's
+// ?model=ID; the selector offers the site's others, see models.mjs), shows its progress, sends the query
+// as the user types (debounced a little), and renders results, the query's known and skipped words, and
+// the timings. Everything the page needs is served from its own origin; sw.js (when present) keeps it
+// for offline use.
+import { MODELS } from './models.mjs';
+
 const DEBOUNCE_MS = 60;
 const RESULTS = 10;
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' });
-const state = { seq: 0, shown: 0, sentAt: new Map(), total: 0, timer: 0 };
+const state = { seq: 0, shown: 0, sentAt: new Map(), total: 0, timer: 0, gen: 0, model: null };
 
 // Timings of the last searches, kept for the page's own report (window.sweDemo, read by the browser test).
 const timings = [];
-window.sweDemo = { ready: false, timings, indexMs: null, load: {} };
+window.sweDemo = { ready: false, timings, indexMs: null, load: {}, model: null };
 
-worker.onmessage = ({ data }) => handlers[data.type]?.(data);
+// Messages of a model load the user has since replaced carry an older gen: dropped.
+worker.onmessage = ({ data }) => {
+  if (data.gen === undefined || data.gen === state.gen) handlers[data.type]?.(data);
+};
 worker.onerror = (event) => showError(event.message || 'the search worker failed to start');
 
 const handlers = {
@@ -46,12 +53,13 @@ const handlers = {
     setProgress(`Indexing ${done.toLocaleString('en')} of ${total.toLocaleString('en')} passages…`, done / total);
   },
   ready({ total, indexMs, wallMs, loadMs }) {
-    Object.assign(window.sweDemo, { ready: true, indexMs, indexWallMs: wallMs, total });
+    Object.assign(window.sweDemo, { ready: true, indexMs, indexWallMs: wallMs, total, model: state.model.id });
     window.sweDemo.load.totalMs = loadMs;
     $('loading').classList.add('done');
     setProgress(`Indexed ${total.toLocaleString('en')} passages in ${(wallMs / 1000).toFixed(2)} s ` +
       `(ready ${(loadMs / 1000).toFixed(2)} s after start).`, 1);
     document.body.dataset.ready = 'true';
+    document.body.dataset.model = state.model.id;
     if ($('query').value.trim()) send();
   },
   results(r) {
@@ -71,6 +79,67 @@ const handlers = {
     showError(e.message);
   },
 };
+
+/**
+ * Switches to the model `id` of models.mjs: the worker drops the current one and loads this one (from
+ * its cache when it was loaded before), the page resets its results, examples and URL. */
+function useModel(id) {
+  state.model = MODELS.find((m) => m.id === id);
+  state.gen += 1;
+  Object.assign(window.sweDemo, { ready: false, load: {}, model: null });
+  document.body.dataset.ready = 'false';
+  $('model-select').value = id;
+  $('model').textContent = 'loading…';
+  $('placeholder').hidden = true;
+  $('loading').classList.remove('done', 'failed');
+  $('query').placeholder = state.model.placeholder;
+  renderExamples(state.model.examples);
+  renderWords([]);
+  $('results').replaceChildren();
+  $('stats').textContent = '';
+  const url = new URL(location.href);
+  if (id === MODELS[0].id) url.searchParams.delete('model');
+  else url.searchParams.set('model', id);
+  history.replaceState(null, '', url);
+  setProgress('Loading the model…', null);
+  worker.postMessage({ type: 'load', gen: state.gen, file: state.model.file });
+}
+
+/** The models this site has (models.json, written by build-site.mjs), in models.mjs's order, with sizes. */
+async function siteModels() {
+  try {
+    const { models } = await (await fetch('models.json')).json();
+    const bytes = new Map(models.map((m) => [m.id, m.bytes]));
+    return MODELS.filter((m) => bytes.has(m.id)).map((m) => ({ ...m, bytes: bytes.get(m.id) }));
+  } catch {
+    return [MODELS[0]];  // an older build without models.json: its model.swe only
+  }
+}
+
+async function start() {
+  const models = await siteModels();
+  const select = $('model-select');
+  for (const m of models) {
+    const size = m.bytes ? ` (${(m.bytes / 1e6).toFixed(1)} MB)` : '';
+    select.append(new Option(`${m.label}${size}`, m.id));
+  }
+  select.hidden = models.length < 2;
+  select.addEventListener('change', () => useModel(select.value));
+  const asked = new URL(location.href).searchParams.get('model');
+  useModel(models.some((m) => m.id === asked) ? asked : models[0].id);
+}
+
+function renderExamples(examples) {
+  const box = $('examples');
+  box.replaceChildren('Try:');
+  for (const { lang, query } of examples) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.lang = lang;
+    button.textContent = query;
+    box.append(' ', button);
+  }
+}
 
 function fmt(ms) {
   return ms < 1 ? ms.toFixed(2) : ms < 10 ? ms.toFixed(1) : ms.toFixed(0);
@@ -188,3 +257,5 @@ document.addEventListener('keydown', (event) => {
 if ('serviceWorker' in navigator && location.protocol !== 'file:') {
   navigator.serviceWorker.register('./sw.js').catch(() => {});  // offline use only; the page works without it
 }
+
+start();

@@ -1,24 +1,30 @@
-// The search engine of the demo, in a module Web Worker so that the page never waits for it: loads the
-// model with swe-embeddings, indexes the collection in chunks (posting progress between them), then
-// answers searches. Messages in: { type: 'search', seq, query, k }. Messages out: 'download', 'model',
-// 'corpus', 'progress', 'ready', 'results', 'error' (see post() calls below). The model is fetched with
-// the package's own progress and kept in the Cache API (cache: true), so a second visit (or an offline
-// one) reads it from there.
+// The search engine of the demo, in a module Web Worker so that the page never waits for it: loads a
+// model with swe-embeddings when the page asks, indexes the collection in chunks (posting progress
+// between them), then answers searches. Messages in: { type: 'load', gen, file } (a model file of the
+// site; a later load replaces an earlier one, even mid-way), { type: 'search', seq, query, k }.
+// Messages out: 'download', 'model', 'corpus', 'progress', 'ready' (each with the gen of its load),
+// 'results', 'error' (see post() calls below). Models are fetched with the package's own progress and
+// kept in the Cache API (cache: true), so a second visit (or an offline one) reads them from there.
 import { loadModel } from './vendor/swe-embeddings/src/index.js';
 
-const MODEL_URL = new URL('./model.swe', import.meta.url);       // copied there by scripts/build-site.mjs
 const CORPUS_URL = new URL('./corpus.json.gz', import.meta.url);
 const CHUNK = 1000;  // passages encoded per step; progress is posted after each
 
-let model = null;
-let index = null;
-let corpus = null;
-const pending = [];  // searches that arrived before the model was loaded
+let active = null;     // { gen, model, index, abort }: the load in progress or done; index null until loaded
+let corpus = null;     // fetched once, shared by every model
+let corpusPromise = null;
+const pending = [];    // searches that arrived before the active model's index existed
 
 self.onmessage = (event) => {
-  if (event.data?.type !== 'search') return;
-  if (index === null) pending.push(event.data);
-  else trySearch(event.data);
+  const message = event.data;
+  if (message?.type === 'load') {
+    load(message).catch((error) => {
+      if (active?.gen === message.gen) post({ type: 'error', gen: message.gen, message: error.message });
+    });
+  } else if (message?.type === 'search') {
+    if (!active?.index) pending.push(message);
+    else trySearch(message);
+  }
 };
 
 function trySearch(query) {
@@ -29,31 +35,53 @@ function trySearch(query) {
   }
 }
 
-start().catch((error) => post({ type: 'error', message: error.message }));
+/** Drops the active model and its index (aborting its download), so that only one is ever in memory. */
+function release() {
+  if (!active) return;
+  active.abort.abort();
+  active.index?.dispose();
+  active.model?.dispose();
+  active = null;
+}
 
-async function start() {
+async function load({ gen, file }) {
+  release();
   const t0 = performance.now();
+  const mine = { gen, model: null, index: null, abort: new AbortController() };
+  active = mine;
+  const current = () => active === mine;
   let shown = -1;
-  model = await loadModel(MODEL_URL, {
+  const model = await loadModel(new URL(`./${file}`, import.meta.url), {
     cache: true,
+    signal: mine.abort.signal,
     onProgress: ({ loaded, total }) => {
       // One message per percent (per MB when the size is unknown), and the last.
       const step = total ? Math.floor((100 * loaded) / total) : Math.floor(loaded / 1e6);
-      if (step !== shown || loaded === total) post({ type: 'download', loaded, total });
+      if (step !== shown || loaded === total) post({ type: 'download', gen, loaded, total });
       shown = step;
     },
   });
+  if (!current()) {
+    model.dispose();
+    return;
+  }
+  mine.model = model;
   const { name, description, placeholder, dtype, file_size: fileSize, vocab_size: vocabSize } = model.info;
-  post({ type: 'model', name, description, placeholder, dtype, fileSize, vocabSize, dims: model.dims,
+  post({ type: 'model', gen, name, description, placeholder, dtype, fileSize, vocabSize, dims: model.dims,
          ms: performance.now() - t0 });
 
   const t1 = performance.now();
-  corpus = await fetchCorpus(CORPUS_URL);
+  corpusPromise ??= fetchCorpus(CORPUS_URL).catch((error) => {
+    corpusPromise = null;  // the next load tries again
+    throw error;
+  });
+  corpus = await corpusPromise;
+  if (!current()) return;
   const total = corpus.passages.length;
-  post({ type: 'corpus', title: corpus.title, source: corpus.source, total,
+  post({ type: 'corpus', gen, title: corpus.title, source: corpus.source, total,
          addresses: corpus.addresses.length, ms: performance.now() - t1 });
 
-  index = model.createIndex();
+  mine.index = model.createIndex();
   for (const query of pending.splice(0)) trySearch(query);
   let encodeMs = 0;
   const t2 = performance.now();
@@ -61,12 +89,13 @@ async function start() {
     const end = Math.min(total, start + CHUNK);
     const ids = Array.from({ length: end - start }, (_, i) => start + i);
     const t = performance.now();
-    index.add(ids, corpus.passages.slice(start, end));
+    mine.index.add(ids, corpus.passages.slice(start, end));
     encodeMs += performance.now() - t;
-    post({ type: 'progress', done: end, total });
+    post({ type: 'progress', gen, done: end, total });
     await new Promise((resolve) => setTimeout(resolve, 0));  // let searches typed meanwhile through
+    if (!current()) return;  // another model was asked for: this one is already released
   }
-  post({ type: 'ready', total, indexMs: encodeMs, wallMs: performance.now() - t2, loadMs: performance.now() - t0 });
+  post({ type: 'ready', gen, total, indexMs: encodeMs, wallMs: performance.now() - t2, loadMs: performance.now() - t0 });
 }
 
 /** The collection (a gzipped JSON file made by scripts/build-corpus.mjs), decompressed as it streams. */
@@ -77,8 +106,9 @@ async function fetchCorpus(url) {
   return JSON.parse(await new Response(stream).text());
 }
 
-/** Encodes the query, searches the index and posts the hits with their passages and the timings. */
+/** Encodes the query, searches the active index and posts the hits with their passages and the timings. */
 function search({ seq, query, k = 10 }) {
+  const { model, index } = active;
   const t0 = performance.now();
   const vector = model.encode(query);
   const t1 = performance.now();
@@ -89,7 +119,8 @@ function search({ seq, query, k = 10 }) {
     const [year, president, party] = corpus.addresses[corpus.address[id]];
     return { id, score, year, president, party, text: corpus.passages[id] };
   }) : [];
-  post({ type: 'results', seq, query, results, words, encodeMs: t1 - t0, searchMs: t2 - t1, indexed: index.size });
+  post({ type: 'results', seq, gen: active.gen, query, results, words, encodeMs: t1 - t0, searchMs: t2 - t1,
+         indexed: index.size });
 }
 
 function post(message) {

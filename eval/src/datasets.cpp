@@ -210,6 +210,25 @@ Status ReadParallel(const std::string& path_a, const std::string& path_b, size_t
   return Status::Ok();
 }
 
+Status ReadParallelTsv(const std::string& path, size_t limit, std::vector<std::string>* a,
+                       std::vector<std::string>* b) {
+  std::vector<std::string> lines;
+  SWE_RETURN_IF_ERROR(ReadLines(path, &lines));
+  a->clear(), b->clear();
+  for (size_t i = 0; i < lines.size() && (limit == 0 || a->size() < limit); ++i) {
+    if (lines[i].empty()) continue;
+    const std::vector<std::string> f = SplitTabs(lines[i]);
+    if (f.size() != 2) {
+      return LineError(path, i + 1, "expected 'en TAB translation' (2 tab-separated fields, found " +
+                                        std::to_string(f.size()) + ")");
+    }
+    if (Trim(f[0]).empty() || Trim(f[1]).empty()) return LineError(path, i + 1, "a side of the pair is empty");
+    a->push_back(f[0]);
+    b->push_back(f[1]);
+  }
+  return Status::Ok();
+}
+
 Status ReadSstBinary(const std::string& path, size_t limit, LabeledSet* out) {
   std::vector<std::string> lines;
   SWE_RETURN_IF_ERROR(ReadLines(path, &lines));

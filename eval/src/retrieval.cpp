@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace swe::eval {
 namespace {
@@ -20,19 +22,26 @@ MatrixF Normalized(const Features& f) {
   return m;
 }
 
-double NearestAccuracy(const std::vector<float>& sim, size_t rows, size_t cols, bool transpose) {
-  if (rows == 0) return 0;
-  size_t correct = 0;
+// The nearest column of each row of the rows x cols matrix `sim` (of each column when `transpose`:
+// sim is then read as its transpose), ties to the lower index.
+std::vector<size_t> Nearest(const std::vector<float>& sim, size_t rows, size_t cols, bool transpose) {
+  std::vector<size_t> nearest(rows, 0);
   for (size_t i = 0; i < rows; ++i) {
-    size_t best = 0;
     float best_score = -INFINITY;
     for (size_t j = 0; j < cols; ++j) {
       const float s = transpose ? sim[j * rows + i] : sim[i * cols + j];
-      if (s > best_score) best_score = s, best = j;
+      if (s > best_score) best_score = s, nearest[i] = j;
     }
-    correct += best == i;
   }
-  return static_cast<double>(correct) / rows;
+  return nearest;
+}
+
+// Each row's text class: the first row with the same text (the row itself when texts is empty).
+std::vector<size_t> FirstOfText(const std::vector<std::string>& texts, size_t n) {
+  std::vector<size_t> first(n);
+  std::unordered_map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < n; ++i) first[i] = texts.empty() ? i : seen.emplace(texts[i], i).first->second;
+  return first;
 }
 
 // Mean of the k largest values of row i (or column i when `column`).
@@ -116,12 +125,23 @@ std::vector<float> CosineMatrix(const Features& a, const Features& b) {
   return std::vector<float>(s.data(), s.data() + s.size());
 }
 
-TatoebaResult TatoebaAccuracy(const Features& a, const Features& b) {
+TatoebaResult TatoebaAccuracy(const Features& a, const Features& b, const std::vector<std::string>& texts_a,
+                              const std::vector<std::string>& texts_b) {
   TatoebaResult r;
   if (a.n == 0 || a.n != b.n || a.d != b.d) return r;
+  if ((!texts_a.empty() && texts_a.size() != a.n) || (!texts_b.empty() && texts_b.size() != b.n)) return r;
   const std::vector<float> sim = CosineMatrix(a, b);
-  r.a_to_b = NearestAccuracy(sim, a.n, b.n, false);
-  r.b_to_a = NearestAccuracy(sim, b.n, a.n, true);
+  const std::vector<size_t> class_a = FirstOfText(texts_a, a.n), class_b = FirstOfText(texts_b, b.n);
+  std::set<std::pair<size_t, size_t>> pairs;  // (text class in a, text class in b) of every row
+  for (size_t m = 0; m < a.n; ++m) pairs.insert({class_a[m], class_b[m]});
+  const std::vector<size_t> a_to_b = Nearest(sim, a.n, b.n, false), b_to_a = Nearest(sim, b.n, a.n, true);
+  size_t right_ab = 0, right_ba = 0;
+  for (size_t i = 0; i < a.n; ++i) {
+    right_ab += pairs.count({class_a[i], class_b[a_to_b[i]]});
+    right_ba += pairs.count({class_a[b_to_a[i]], class_b[i]});
+  }
+  r.a_to_b = static_cast<double>(right_ab) / a.n;
+  r.b_to_a = static_cast<double>(right_ba) / b.n;
   r.accuracy = (r.a_to_b + r.b_to_a) / 2;
   return r;
 }

@@ -19,11 +19,29 @@ struct TaskInfo {
 
 constexpr TaskInfo kTasks[] = {
     {"stsb", "sts"},   {"sts12", "sts"},  {"sts13", "sts"}, {"sts14", "sts"},  {"sts15", "sts"},
-    {"sick", "sick"},  {"sts17", "sts17"}, {"tatoeba", "tatoeba"}, {"scifact", "beir"}, {"sst2", "sst2"},
-    {"sst5", "sst5"},  {"subj", "subj"},  {"mpqa", "mpqa"},   {"trec", "trec"},
+    {"sick", "sick"},  {"sts17", "sts17"}, {"sts17-es-en", "sts17-es-en"}, {"tatoeba", "tatoeba"},
+    {"flores-de", "flores"}, {"flores-ja", "flores"}, {"flores-zh", "flores"}, {"scifact", "beir"},
+    {"sst2", "sst2"},  {"sst5", "sst5"},  {"subj", "subj"},  {"mpqa", "mpqa"},   {"trec", "trec"},
 };
 
-constexpr const char* kBeirPrefix = "beir:";  // "beir:DIR": any BEIR directory's test split
+constexpr const char* kBeirPrefix = "beir:";    // "beir:DIR": any BEIR directory's test split
+constexpr const char* kPairsPrefix = "pairs:";  // "pairs:FILE": translation retrieval on any "en TAB xx" file
+constexpr size_t kPairsCandidates = 1000;       // the first 1,000 pairs of a file, as Tatoeba's 1,000
+
+// The named translation-retrieval tasks: held-out FLORES-200 devtest pairs (never in training).
+struct PairsTask {
+  const char* name;
+  const char* file;  // under DATA/
+};
+constexpr PairsTask kPairsTasks[] = {
+    {"flores-de", "train/parallel/en-de.flores_devtest.tsv"},
+    {"flores-ja", "train/parallel/en-ja.flores_devtest.tsv"},
+    {"flores-zh", "train/parallel/en-zh.flores_devtest.tsv"},
+};
+
+bool HasPrefix(const std::string& name, const char* prefix) {
+  return name.rfind(prefix, 0) == 0 && name.size() > std::strlen(prefix);
+}
 
 std::string Path(const SuiteOptions& o, const std::string& rel) { return o.data_dir + "/eval/" + rel; }
 
@@ -96,6 +114,23 @@ Status RunSts(const std::string& task, const Embedder& e, const SuiteOptions& o,
     SWE_RETURN_IF_ERROR(ReadSick(Path(o, "sts/sick2014/SICK_trial.txt"), o.limit, &trial));
     return ScoreSts(e, {train, trial}, true, out);
   }
+  if (task == "sts17-es-en") {
+    // Cross-lingual control: track 4a (SNLI captions, the es-en set MTEB scores) is the main score,
+    // track 4b (WMT news, SemEval's machine-translation "surprise" track) a detail.
+    std::vector<StsSet> tracks;
+    SWE_RETURN_IF_ERROR(ReadSemEvalYear(Path(o, "sts/STS17"), o.limit, &tracks));
+    auto track = [&tracks](const std::string& name) {
+      return std::find_if(tracks.begin(), tracks.end(), [&name](const StsSet& s) { return s.name == name; });
+    };
+    const auto a = track("track4a.es-en"), b = track("track4b.es-en");
+    if (a == tracks.end() || b == tracks.end()) return NotFound("sts17-es-en: no track4a.es-en or track4b.es-en");
+    SWE_RETURN_IF_ERROR(ScoreSts(e, {*a}, false, out));
+    TaskResult t;
+    t.task = task;
+    SWE_RETURN_IF_ERROR(ScoreSts(e, {*b}, false, &t));
+    out->details.push_back({"spearman/track4b.es-en", t.score});
+    return Status::Ok();
+  }
   if (task == "sts17") {
     // The English track is the main score; the cross-lingual tracks are details.
     std::vector<StsSet> tracks;
@@ -118,19 +153,41 @@ Status RunSts(const std::string& task, const Embedder& e, const SuiteOptions& o,
   return ScoreSts(e, sets, true, out);
 }
 
+// Translation retrieval over pairs (a[i], b[i]): nearest neighbour both ways and their mean, repeated
+// sentences counted as one candidate (TatoebaAccuracy). Details "accuracy/A->B" and "accuracy/B->A".
+Status ScoreTranslations(const Embedder& e, const std::vector<std::string>& a, const std::vector<std::string>& b,
+                         const std::string& lang_a, const std::string& lang_b, TaskResult* out) {
+  if (a.empty()) return NotFound(out->task + ": no pairs");
+  Features fa, fb;
+  SWE_RETURN_IF_ERROR(Embed(e, a, &fa));
+  SWE_RETURN_IF_ERROR(Embed(e, b, &fb));
+  const TatoebaResult r = TatoebaAccuracy(fa, fb, a, b);
+  out->metric = "accuracy";
+  out->score = 100 * r.accuracy;
+  out->n = a.size();
+  out->details = {{"accuracy/" + lang_a + "->" + lang_b, 100 * r.a_to_b},
+                  {"accuracy/" + lang_b + "->" + lang_a, 100 * r.b_to_a}};
+  return Status::Ok();
+}
+
 Status RunTatoeba(const Embedder& e, const SuiteOptions& o, TaskResult* out) {
   std::vector<std::string> deu, eng;
   SWE_RETURN_IF_ERROR(ReadParallel(Path(o, "retrieval/tatoeba/tatoeba.deu-eng.deu"),
                                    Path(o, "retrieval/tatoeba/tatoeba.deu-eng.eng"), o.limit, &deu, &eng));
-  Features fd, fe;
-  SWE_RETURN_IF_ERROR(Embed(e, deu, &fd));
-  SWE_RETURN_IF_ERROR(Embed(e, eng, &fe));
-  const TatoebaResult r = TatoebaAccuracy(fd, fe);
-  out->metric = "accuracy";
-  out->score = 100 * r.accuracy;
-  out->n = deu.size();
-  out->details = {{"accuracy/deu->eng", 100 * r.a_to_b}, {"accuracy/eng->deu", 100 * r.b_to_a}};
-  return Status::Ok();
+  return ScoreTranslations(e, deu, eng, "deu", "eng", out);
+}
+
+// The first 1,000 pairs (fewer with --limit) of an "en TAB xx" file. The language code comes from a
+// file name "en-XX.*" (en-ja.flores_devtest.tsv: "ja"), else "xx".
+Status RunPairs(const std::string& path, const Embedder& e, const SuiteOptions& o, TaskResult* out) {
+  std::vector<std::string> en, xx;
+  const size_t limit = o.limit != 0 ? std::min(o.limit, kPairsCandidates) : kPairsCandidates;
+  SWE_RETURN_IF_ERROR(ReadParallelTsv(path, limit, &en, &xx));
+  const std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  const size_t dot = base.find('.');
+  std::string lang = "xx";
+  if (base.rfind("en-", 0) == 0 && dot != std::string::npos && dot > 3) lang = base.substr(3, dot - 3);
+  return ScoreTranslations(e, en, xx, "en", lang, out);
 }
 
 // A BEIR directory's test split: documents and judged queries embedded, then exact cosine search.
@@ -215,7 +272,7 @@ const std::vector<std::string>& TaskNames() {
 
 Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks) {
   std::vector<bool> chosen(std::size(kTasks), false);
-  std::vector<std::string> beir;  // "beir:DIR" tasks, in the given order after the named ones
+  std::vector<std::string> beir;  // "beir:DIR" and "pairs:FILE" tasks, in the given order after the named ones
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
@@ -223,7 +280,7 @@ Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks) {
     const std::string name = list.substr(start, comma - start);
     start = comma + 1;
     if (name.empty()) continue;
-    if (name.rfind(kBeirPrefix, 0) == 0 && name.size() > std::strlen(kBeirPrefix)) {
+    if (HasPrefix(name, kBeirPrefix) || HasPrefix(name, kPairsPrefix)) {
       if (std::find(beir.begin(), beir.end(), name) == beir.end()) beir.push_back(name);
       continue;
     }
@@ -234,7 +291,8 @@ Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks) {
     if (!known) {
       std::string all;
       for (const TaskInfo& t : kTasks) all += std::string(all.empty() ? "" : ",") + t.name;
-      return InvalidArgument("unknown task '" + name + "' (known: all,sts,beir," + all + ", beir:DIR)");
+      return InvalidArgument("unknown task '" + name + "' (known: all,sts,beir,flores," + all +
+                             ", beir:DIR, pairs:FILE)");
     }
   }
   tasks->clear();
@@ -272,12 +330,18 @@ Status RunTask(const std::string& task, const Embedder& embedder, const SuiteOpt
     s = RunTatoeba(embedder, options, out);
   } else if (task == "scifact") {
     s = RunBeir(Path(options, "retrieval/scifact"), embedder, options, out);
-  } else if (task.rfind(kBeirPrefix, 0) == 0) {
+  } else if (HasPrefix(task, kBeirPrefix)) {
     s = RunBeir(task.substr(std::strlen(kBeirPrefix)), embedder, options, out);
+  } else if (HasPrefix(task, kPairsPrefix)) {
+    s = RunPairs(task.substr(std::strlen(kPairsPrefix)), embedder, options, out);
+  } else if (const auto* p = std::find_if(std::begin(kPairsTasks), std::end(kPairsTasks),
+                                          [&task](const PairsTask& t) { return task == t.name; });
+             p != std::end(kPairsTasks)) {
+    s = RunPairs(options.data_dir + "/" + p->file, embedder, options, out);
   } else if (task == "sst2" || task == "sst5" || task == "subj" || task == "mpqa" || task == "trec") {
     s = RunClassification(task, embedder, options, out);
-  } else if (task == "stsb" || task == "sick" || task == "sts17" || task == "sts12" || task == "sts13" ||
-             task == "sts14" || task == "sts15") {
+  } else if (task == "stsb" || task == "sick" || task == "sts17" || task == "sts17-es-en" || task == "sts12" ||
+             task == "sts13" || task == "sts14" || task == "sts15") {
     s = RunSts(task, embedder, options, out);
   } else {
     return InvalidArgument("unknown task '" + task + "'");

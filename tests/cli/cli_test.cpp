@@ -368,6 +368,19 @@ TEST_F(CliTest, EvalLimitedSubset) {
   EXPECT_NE(again.out.find(expected), std::string::npos) << again.out;
 }
 
+// The cross-lingual tasks end to end: FLORES pairs under DATA/train/parallel, STS17 es-en.
+TEST_F(CliTest, EvalCrossLingualTasks) {
+  Result r = Run({"eval", P("model.swe"), "--tasks", "flores-ja,sts17-es-en", "--limit", "40", "--data",
+                  SWE_SHARED_DATA});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| flores-ja | accuracy | 40 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| flores-ja | accuracy/en->ja |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| flores-ja | accuracy/ja->en |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| sts17-es-en | spearman | 40 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| sts17-es-en | spearman/track4b.es-en |"), std::string::npos) << r.out;
+  ExpectOneLineError(Run({"eval", P("model.swe"), "--tasks", "pairs:" + P("missing.tsv")}), 1, "missing.tsv: cannot open");
+}
+
 // BEIR retrieval: the scifact task on a subset, and --beir DIR alone (the same directory by path).
 TEST_F(CliTest, EvalBeir) {
   const std::string data = SWE_SHARED_DATA;

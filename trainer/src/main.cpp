@@ -38,9 +38,10 @@ const char kUsage[] =
     "                    bert DIR (a Sentence Transformer) | use-lite DIR (Universal Sentence Encoder\n"
     "                    Lite: bash scripts/fetch-use-lite.sh prints its DIR)\n"
     "  --quiet           no progress lines\n"
-    "eval options (as `swe eval`): --tasks LIST (default all; beir:DIR for any BEIR directory), --limit N,\n"
-    "  --data DIR (the folder that holds eval/; default $SWE_DATA, else ../shared/data), --json OUT,\n"
-    "  --markdown OUT, --batch N (sentences per teacher pass, default 64), --device, --threads\n"
+    "eval options (as `swe eval`): --tasks LIST (default all; beir:DIR for any BEIR directory, pairs:FILE\n"
+    "  for any en TAB xx file), --limit N, --data DIR (the folder that holds eval/; default $SWE_DATA,\n"
+    "  else ../shared/data), --json OUT, --markdown OUT, --batch N (sentences per teacher pass, default\n"
+    "  64), --device, --threads\n"
     "  --version, --help\n";
 
 int Fail(const std::string& message) {

@@ -1,20 +1,24 @@
 // Assembles the static site that server.mjs (or any static host) serves, in web-demo/build/site/:
-// the page (index.html, style.css, main.mjs, worker.mjs, sw.js), the npm package swe-embeddings as a
-// user installs it (its package.json "files", resolved through node_modules), the model as model.swe,
-// the collection (web-demo/build/corpus.json.gz, from build-corpus.mjs) and assets.json, the list that
-// sw.js keeps for offline use (all but the model, which the package caches).
+// the page (index.html, style.css, main.mjs, worker.mjs, models.mjs, sw.js), the npm package
+// swe-embeddings as a user installs it (its package.json "files", resolved through node_modules), the
+// models of models.mjs (the default as model.swe, the multilingual one as model-multi.swe when its
+// source exists; models.json lists those copied), the collection (web-demo/build/corpus.json.gz, from
+// build-corpus.mjs) and assets.json, the list that sw.js keeps for offline use (all but the models,
+// which the package caches once loaded).
 //
-// usage: node web-demo/scripts/build-site.mjs [--print-model]
-// env:   SWE_DEMO_MODEL=path/to/model.swe overrides MODEL for one build.
+// usage: node web-demo/scripts/build-site.mjs [--print-model]    (--print-model: the default model's path)
+// env:   SWE_DEMO_MODEL=path/to/model.swe overrides the default model's source for one build,
+//        SWE_DEMO_MULTI_MODEL=path/to/model.swe the multilingual one's.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MODELS } from '../models.mjs';
 
-/** The model the demo serves, relative to the repository root: the one line to change for another model. */
-export const MODEL = 'models/swe-en-use-lite-large.swe';
+// The environment variable that overrides each model's source for one build.
+const OVERRIDES = { en: 'SWE_DEMO_MODEL', multi: 'SWE_DEMO_MULTI_MODEL' };
 
-const PAGE_FILES = ['index.html', 'style.css', 'main.mjs', 'worker.mjs', 'sw.js'];
+const PAGE_FILES = ['index.html', 'style.css', 'main.mjs', 'worker.mjs', 'models.mjs', 'sw.js'];
 const demo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const root = resolve(demo, '..');
 
@@ -42,10 +46,15 @@ function listFiles(dir, base = dir) {
   });
 }
 
+/** Each model of models.mjs with the path its file is read from (env overrides applied). */
+function sources() {
+  return MODELS.map((m) => ({ ...m, path: resolve(root, process.env[OVERRIDES[m.id]] || m.source) }));
+}
+
 function main() {
-  const model = resolve(root, process.env.SWE_DEMO_MODEL || MODEL);
+  const [model, ...others] = sources();
   if (process.argv.includes('--print-model')) {
-    console.log(relative(root, model));
+    console.log(relative(root, model.path));
     return;
   }
   const require = createRequire(import.meta.url);
@@ -59,8 +68,13 @@ function main() {
   const pkgDir = dirname(pkgJson);
   const corpus = join(demo, 'build/corpus.json.gz');
   if (!existsSync(join(pkgDir, 'dist/swe.wasm'))) fail(`${pkgDir}/dist/swe.wasm is missing (bash scripts/build-wasm.sh)`);
-  if (!existsSync(model)) fail(`${model} is missing (bash scripts/make-placeholder-model.sh)`);
+  if (!existsSync(model.path)) fail(`${model.path} is missing (bash scripts/make-placeholder-model.sh)`);
   if (!existsSync(corpus)) fail(`${corpus} is missing (node web-demo/scripts/build-corpus.mjs)`);
+  const models = [model];
+  for (const m of others) {
+    if (existsSync(m.path)) models.push(m);
+    else console.log(`build-site: ${relative(root, m.path)} is missing: the site offers no ${m.id} model`);
+  }
 
   const site = join(demo, 'build/site');
   const staging = `${site}.tmp`;
@@ -69,16 +83,19 @@ function main() {
   for (const entry of [...pkg.files, 'package.json']) {
     if (existsSync(join(pkgDir, entry))) copy(join(pkgDir, entry), join(staging, 'vendor/swe-embeddings', entry));
   }
-  copy(model, join(staging, 'model.swe'));
+  for (const m of models) copy(m.path, join(staging, m.file));
+  const listed = models.map((m) => ({ id: m.id, file: m.file, bytes: statSync(m.path).size }));
+  writeFileSync(join(staging, 'models.json'), `${JSON.stringify({ models: listed }, null, 1)}\n`);
   copy(corpus, join(staging, 'corpus.json.gz'));
-  // The model is cached by swe-embeddings itself (worker.mjs), not by sw.js.
-  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && f !== 'model.swe')];
+  // The models are cached by swe-embeddings itself (worker.mjs), not by sw.js.
+  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && !f.endsWith('.swe'))];
   writeFileSync(join(staging, 'assets.json'), `${JSON.stringify({ built: new Date().toISOString(), assets }, null, 1)}\n`);
   rmSync(site, { recursive: true, force: true });
   renameSync(staging, site);
   const bytes = listFiles(site).reduce((n, f) => n + statSync(join(site, f)).size, 0);
+  const modelList = models.map((m) => `${m.id} ${relative(root, m.path)}`).join(', ');
   console.log(`build-site: ${relative(root, site)}/: ${assets.length} files, ${(bytes / 1e6).toFixed(1)} MB ` +
-    `(model ${relative(root, model)}, swe-embeddings ${pkg.version})`);
+    `(models: ${modelList}; swe-embeddings ${pkg.version})`);
 }
 
 main();

@@ -2,7 +2,9 @@
 // Serves web-demo/build/site (bash scripts/web-demo.sh builds it) on 127.0.0.1, waits for the whole
 // collection to be indexed in the page's worker, types real queries and checks that a passage verified
 // by reading the collection ranks first, checks the keyboard path, the known/skipped words, offline
-// reload, and that the console stayed clean. Writes screenshots and a timing report to build/.
+// reload, the multilingual model (when the site has it: loaded only once chosen, German and Japanese
+// queries find the passage of their English original), and that the console stayed clean. Writes
+// screenshots and a timing report to build/.
 //
 // env: SWE_CHROMIUM (default /usr/bin/chromium), SWE_DEMO_REPORT (default build/web-demo-report.json)
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { MODELS } from '../models.mjs';
 import { startServer } from '../server.mjs';
 
 const demo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,6 +24,7 @@ const out = join(root, 'build');
 const executablePath = process.env.SWE_CHROMIUM || '/usr/bin/chromium';
 const reportPath = process.env.SWE_DEMO_REPORT || join(out, 'web-demo-report.json');
 const READY_TIMEOUT_MS = 180_000;
+const RESULTS_SHOWN = 10;
 
 // Queries whose best passage was checked by reading the collection (with the shipped distilled model,
 // models/swe-en-use-lite-large.swe; the patterns name what the first hit is about).
@@ -37,8 +41,24 @@ const LATENCY_QUERIES = ['the war with Spain', 'tariffs on imported goods', 'vet
   'the national debt', 'building roads and canals', 'farm prices fell', 'a strong navy',
   'education for our children', 'the Indian tribes of the west', 'energy independence'];
 
+// The multilingual model (models.mjs: models/swe-multi-en-de-ja-zh.swe), when the site was built with it.
+const MULTI = MODELS.find((m) => m.id === 'multi');
+const HAS_MULTI = existsSync(join(site, MULTI.file));
+// What its queries must find (in the results shown, the first 10): each example of models.mjs (one query
+// in English, German, Japanese and Chinese) the passage below, and queries typed in German and Japanese,
+// translations of an English query, the passage their English original ranks first with the English
+// model (checked with models/swe-en-use-lite-large.swe by reading the collection).
+const MULTI_EXAMPLES_FIND = /Clean air, clean water, open spaces-these should once again be the birthright/;
+const MOON = /Men have walked the surface of the moon/;  // "the first men to walk on the moon"
+const MULTI_TYPED = [
+  { lang: 'en', query: 'the first men to walk on the moon', find: MOON },
+  { lang: 'de', query: 'die ersten Menschen, die auf dem Mond gelaufen sind', find: MOON },
+  { lang: 'ja', query: '月面を歩いた最初の人類', find: MOON },
+];
+
 let server;
 let url;
+const served = [];  // the paths the server was asked for, in order
 let context;
 let profile;
 let page;
@@ -49,6 +69,7 @@ before(async () => {
   assert.ok(existsSync(join(site, 'index.html')), `${site} is not built (bash scripts/web-demo.sh --build-only)`);
   assert.ok(existsSync(executablePath), `${executablePath} is missing (apt-get install chromium)`);
   ({ server, url } = await startServer({ root: site, port: 0 }));
+  server.on('request', (request) => served.push(new URL(request.url, url).pathname));
   profile = mkdtempSync(join(tmpdir(), 'swe-demo-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath,
@@ -116,6 +137,9 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
     const { download } = demoState.load;
     assert.ok(download.reports >= 10, `the download was reported ${download.reports} times`);
     assert.ok(download.total > 1e6 && download.loaded === download.total, JSON.stringify(download));
+    // Only the default model was fetched; the selector offers the multilingual one when the site has it.
+    assert.deepEqual(served.filter((path) => path.endsWith('.swe')), ['/model.swe']);
+    assert.equal(await page.isVisible('#model-select'), HAS_MULTI);
     Object.assign(report, {
       passages: demoState.total,
       indexBuildMs: Math.round(demoState.indexWallMs),
@@ -131,7 +155,7 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
   test('known relevant passages rank first for real queries', async () => {
     for (const { query, first } of QUERIES) {
       const results = await search(query);
-      assert.equal(results.length, 10, `${query}: ${results.length} results`);
+      assert.equal(results.length, RESULTS_SHOWN, `${query}: ${results.length} results`);
       assert.match(results[0].text, first, `${query}: first result is ${results[0].who}: ${results[0].text}`);
       for (let i = 1; i < results.length; ++i) assert.ok(results[i - 1].score >= results[i].score, 'scores are not sorted');
       assert.match(await page.textContent('#stats'), /^encode [\d.]+ ms · search [\d.]+ ms · round trip [\d.]+ ms$/);
@@ -213,6 +237,42 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
       await context.setOffline(false);
     }
   });
+
+  test('multilingual model: chosen in the selector, loaded then, finds passages from German and Japanese',
+    { skip: !HAS_MULTI && `the site has no ${MULTI.file} (${MULTI.source} is missing)` }, async () => {
+      assert.ok(!served.includes(`/${MULTI.file}`), 'the multilingual model was fetched before it was chosen');
+      await page.selectOption('#model-select', MULTI.id);
+      await page.waitForSelector(`body[data-ready="true"][data-model="${MULTI.id}"]`, { timeout: READY_TIMEOUT_MS });
+      assert.ok(served.includes(`/${MULTI.file}`), 'the multilingual model was not fetched');
+      assert.equal(new URL(page.url()).searchParams.get('model'), MULTI.id);
+      const examples = await page.$$eval('#examples button', (buttons) => buttons.map((b) => ({ lang: b.lang, query: b.textContent })));
+      assert.deepEqual(examples, MULTI.examples);
+      // Every search first, then one assertion that lists them all (so a failure shows every rank).
+      const found = [];
+      const rankOf = (results, pattern) => results.findIndex((r) => pattern.test(r.text)) + 1;  // 0: not shown
+      for (const [i, { lang, query }] of examples.entries()) {
+        await page.locator('#examples button').nth(i).click();
+        await page.waitForFunction((q) => window.sweDemo.timings.at(-1)?.query === q, query);
+        const results = await page.$$eval('#results li[data-id]', (items) => items.map((li) => ({
+          text: li.querySelector('.text').textContent, who: li.querySelector('.who').textContent })));
+        found.push({ how: 'example', lang, query, rank: rankOf(results, MULTI_EXAMPLES_FIND), first: results[0]?.text });
+      }
+      for (const { lang, query, find } of MULTI_TYPED) {
+        const results = await search(query);
+        found.push({ how: 'typed', lang, query, rank: rankOf(results, find), first: results[0]?.text });
+      }
+      mkdirSync(out, { recursive: true });
+      await page.screenshot({ path: join(out, 'web-demo-screenshot-multi.png') });
+      report.multilingual = { model: await page.textContent('#model'), found };
+      const missed = found.filter((f) => f.rank === 0);
+      assert.deepEqual(missed, [], `not among the ${RESULTS_SHOWN} results: ${JSON.stringify(found, null, 1)}`);
+      // Back to the default model: from swe-embeddings' cache, so the server never sends it again.
+      await page.selectOption('#model-select', MODELS[0].id);
+      await page.waitForSelector(`body[data-ready="true"][data-model="${MODELS[0].id}"]`, { timeout: READY_TIMEOUT_MS });
+      assert.equal(new URL(page.url()).searchParams.get('model'), null);
+      assert.match((await search(QUERIES[0].query))[0].text, QUERIES[0].first);
+      assert.equal(served.filter((path) => path === '/model.swe').length, 1);
+    });
 
   test('no console errors', () => {
     assert.deepEqual(problems, []);

@@ -42,6 +42,12 @@ Status ReadSick(const std::string& path, size_t limit, StsSet* out);
 Status ReadParallel(const std::string& path_a, const std::string& path_b, size_t limit,
                     std::vector<std::string>* a, std::vector<std::string>* b);
 
+// A parallel file of one pair "en TAB xx" per line (the layout of ../shared/data/train/parallel): the
+// two sides of a line are translations. Empty lines are skipped; a line that is not two non-empty
+// tab-separated sides is an error naming the file and line. `limit`: the first `limit` pairs.
+Status ReadParallelTsv(const std::string& path, size_t limit, std::vector<std::string>* a,
+                       std::vector<std::string>* b);
+
 // Labelled texts for classification; labels are 0 .. classes.size() - 1.
 struct LabeledSet {
   std::vector<std::string> texts;

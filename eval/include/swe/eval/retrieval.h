@@ -19,7 +19,13 @@ struct TatoebaResult {
 
 // Row i of `a` and row i of `b` are translations. For each row of a, the nearest row of b by cosine
 // must be row i (and the other way round); ties go to the lower row. Zero vectors score 0 with all.
-TatoebaResult TatoebaAccuracy(const Features& a, const Features& b);
+// With the texts of the rows (`texts_a`, `texts_b`; empty = all rows distinct), repeated sentences are
+// one candidate: identical texts get identical vectors, so only the first copy can ever be retrieved.
+// A retrieved row then counts as right when its text and the query's text form a pair of the set
+// (some row m with texts_a[m] == query and texts_b[m] == retrieved, or the other way round); with
+// distinct texts that is row i alone, the rule above.
+TatoebaResult TatoebaAccuracy(const Features& a, const Features& b, const std::vector<std::string>& texts_a = {},
+                              const std::vector<std::string>& texts_b = {});
 
 struct BuccResult {
   double f1 = 0, precision = 0, recall = 0;

@@ -28,7 +28,7 @@ struct Embedder {
 };
 
 struct TaskResult {
-  std::string task;    // "stsb", "sts12", ..., "trec", "beir:DIR"
+  std::string task;    // "stsb", "sts12", ..., "trec", "beir:DIR", "pairs:FILE"
   std::string metric;  // "spearman" (STS: Spearman of cosine vs gold), "accuracy" or "ndcg@10" (BEIR), x100
   double score = 0;
   size_t n = 0;        // scored pairs, retrieval pairs, BEIR queries, or classification examples
@@ -44,10 +44,11 @@ struct SuiteOptions {
 
 // Every task, in report order.
 const std::vector<std::string>& TaskNames();
-// Comma-separated task names or groups ("all"; "sts" = stsb,sts12..sts15) to task names, in report
-// order without repeats. "beir:DIR" names the test split of any BEIR directory (scored as scifact);
-// these follow the named tasks in the given order. Unknown names are an invalid-argument error
-// listing the known ones.
+// Comma-separated task names or groups ("all"; "sts" = stsb,sts12..sts15; "flores" = flores-de,
+// flores-ja, flores-zh) to task names, in report order without repeats. "beir:DIR" names the test
+// split of any BEIR directory (scored as scifact), "pairs:FILE" the first 1,000 pairs of any
+// "en TAB xx" file (scored as flores-*: translation retrieval both ways, as tatoeba); these follow
+// the named tasks in the given order. Unknown names are an invalid-argument error listing the known ones.
 Status ExpandTasks(const std::string& list, std::vector<std::string>* tasks);
 // Runs one task.
 Status RunTask(const std::string& task, const Embedder& embedder, const SuiteOptions& options, TaskResult* out);
