@@ -525,19 +525,37 @@ void Tokenizer::Analyze(std::string_view text, std::vector<Token>* tokens) {
   });
 }
 
-void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
-                std::vector<std::string>* words, const KnownWord& known) {
+namespace {
+
+// Step 1 with the config's max_tokens: emit(span) for each word.
+template <class Emit>
+void SplitSpans(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                const KnownWord& known, Emit&& emit) {
   Splitter splitter(config.cjk, subword, config.units == TokenUnits::kSubwordPieces, &known);
   const uint32_t max_tokens = config.max_tokens;
   uint32_t count = 0;
   splitter.Run(text, [&](const Span& span) {
+    emit(span);
+    return max_tokens == 0 || ++count < max_tokens;
+  });
+}
+
+}  // namespace
+
+void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                std::vector<std::string>* words, const KnownWord& known) {
+  SplitSpans(text, config, subword, known, [&](const Span& span) {
     if (span.kind == Kind::kInvalid) {
       words->emplace_back(kReplacementUtf8);
     } else {
       words->emplace_back(text.substr(span.begin, span.end - span.begin));
     }
-    return max_tokens == 0 || ++count < max_tokens;
   });
+}
+
+void SplitWordRanges(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                     std::vector<WordRange>* ranges, const KnownWord& known) {
+  SplitSpans(text, config, subword, known, [&](const Span& span) { ranges->push_back({span.begin, span.end}); });
 }
 
 }  // namespace swe

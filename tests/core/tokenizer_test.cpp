@@ -424,6 +424,30 @@ TEST(SplitWords, CjkLongestWithALexicon) {
   EXPECT_EQ(split("東京大阪 x", known), Strings{"東京大阪"});
 }
 
+TEST(SplitWords, RangesSayWhereEachWordIs) {
+  TokenizerConfig config;
+  config.cjk = CjkMode::kBigrams;
+  const std::string text = "a 東京\xFF";
+  Strings words;
+  std::vector<WordRange> ranges;
+  SplitWords(text, config, nullptr, &words);
+  SplitWordRanges(text, config, nullptr, &ranges);
+  EXPECT_EQ(words, (Strings{"a", "東", "東京", "京", kR}));
+  ASSERT_EQ(ranges.size(), words.size());
+  const uint32_t want[][2] = {{0, 1}, {2, 5}, {2, 8}, {5, 8}, {8, 9}};  // pairs overlap their characters
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    EXPECT_EQ(ranges[i].begin, want[i][0]) << i;
+    EXPECT_EQ(ranges[i].end, want[i][1]) << i;
+  }
+  config.cjk = CjkMode::kLongest;
+  config.max_tokens = 2;
+  ranges.clear();
+  SplitWordRanges(text, config, nullptr, &ranges, [](std::string_view w) { return w == "東京"; });
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[1].begin, 2u);
+  EXPECT_EQ(ranges[1].end, 8u);
+}
+
 std::string Known(const std::string& word) { return word + ":exact:" + word; }
 std::string Unknown(const std::string& text) { return text + ":unknown:-"; }
 

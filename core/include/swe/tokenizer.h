@@ -50,6 +50,15 @@ using KnownWord = std::function<bool(std::string_view word)>;
 void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
                 std::vector<std::string>* words, const KnownWord& known = nullptr);
 
+// The byte range [begin, end) in the text of each word SplitWords gives, in the same order (an
+// invalid byte's range is that byte; its word is U+FFFD). Ranges overlap in CjkMode::kBigrams, so
+// words cannot be found again by searching the text; these are where they are.
+struct WordRange {
+  uint32_t begin = 0, end = 0;
+};
+void SplitWordRanges(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                     std::vector<WordRange>* ranges, const KnownWord& known = nullptr);
+
 // Not thread-safe (it reuses scratch buffers); cheap to construct: use one per thread.
 // The model must outlive it.
 class Tokenizer {
