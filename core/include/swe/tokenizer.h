@@ -39,8 +39,9 @@ struct Token {
 constexpr size_t kMaxLongestChars = 8;
 
 // CjkMode::kLongest's lexicon: whether `word` (2 to kMaxLongestChars CJK characters, the original
-// bytes of the text) is a known word. The tokenizer answers with step 2 (exact, folded, stripped per
-// the model's settings); a trainer passes its candidate lexicon.
+// bytes of the text; asked longest first at each position of a run, single characters never) is a
+// known word. The tokenizer answers with step 2 (exact, folded, stripped per the model's settings);
+// a trainer passes its candidate lexicon.
 using KnownWord = std::function<bool(std::string_view word)>;
 
 // Splits `text` into words (step 1 only) and appends them, as they appear in the text (U+FFFD for
