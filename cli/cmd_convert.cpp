@@ -1,4 +1,5 @@
 // swe convert: other word-vector formats to a .swe model (written with core's writer).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -19,7 +20,8 @@ constexpr const char* kConvertUsage =
     "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
     "\n"
     "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
-    "(punctuation entries such as ',' can never be looked up), drops repeats and takes the first N in the\n"
+    "(punctuation entries such as ',' can never be looked up; with --cjk bigrams a CJK pair, with --cjk\n"
+    "longest a CJK word of up to 8 characters is one word), drops repeats and takes the first N in the\n"
     "source's order (frequency order for both formats as usually distributed).\n"
     "\n"
     "formats:\n"
@@ -33,6 +35,8 @@ constexpr const char* kConvertUsage =
     "  -o, --output OUT      the model to write (required)\n"
     "  --top N               keep the first N words (default: all)\n"
     "  --dtype f32|f16|int8  table storage (default f32)\n"
+    "  --cjk MODE            how runs of CJK characters become tokens: characters (default), none,\n"
+    "                        bigrams or longest (docs/TOKENIZER.md); not for model2vec\n"
     "  --name NAME           model name (default: OUT's file name without extension)\n"
     "  --description TEXT    one-line description\n"
     "  --teacher TEXT        where the vectors came from (default: not distilled)\n"
@@ -57,12 +61,14 @@ DType ParseDtype(const std::string& text, const std::string& command) {
   throw util::UsageError("--dtype must be f32, f16 or int8, not '" + text + "'", command);
 }
 
-// Words that tokenization turns into exactly themselves: the only ones a text can ever look up.
+// Words that tokenization can turn into one token covering the whole word: the only ones a text can
+// ever look up. (Tokens are parts of the text, so a token equal to the word is the whole word; for
+// cjk longest, the word is asked as the only known word.)
 formats::WordFilter SingleWordFilter(const TokenizerConfig& config) {
   return [&config, words = std::vector<std::string>()](const std::string& word) mutable {
     words.clear();
-    SplitWords(word, config, nullptr, &words);
-    return words.size() == 1 && words[0] == word;
+    SplitWords(word, config, nullptr, &words, [&word](std::string_view w) { return w == word; });
+    return std::find(words.begin(), words.end(), word) != words.end();
   };
 }
 
@@ -75,6 +81,7 @@ int RunConvert(const Args& args) {
                                  {"output", 'o', true},
                                  {"top", 0, true},
                                  {"dtype", 0, true},
+                                 {"cjk", 0, true},
                                  {"name", 0, true},
                                  {"description", 0, true},
                                  {"teacher", 0, true},
@@ -95,6 +102,12 @@ int RunConvert(const Args& args) {
                      command);
   }
   if (format == "model2vec" && parsed.has("top")) throw util::UsageError("--top does not apply to model2vec", command);
+  if (format == "model2vec" && parsed.has("cjk")) throw util::UsageError("--cjk does not apply to model2vec", command);
+  CjkMode cjk = CjkMode::kCharacters;
+  if (parsed.has("cjk") && (!ParseCjkMode(parsed.get("cjk"), &cjk) || cjk == CjkMode::kSubwords)) {
+    throw util::UsageError("--cjk must be characters, none, bigrams or longest, not '" + parsed.get("cjk") + "'",
+                           command);
+  }
   const size_t top = parsed.has("top") ? util::ParseCount(parsed.get("top"), "--top", 1, 100'000'000) : 0;
   WriteOptions options;
   options.dtype = ParseDtype(parsed.get("dtype", "f32"), command);
@@ -115,6 +128,7 @@ int RunConvert(const Args& args) {
     contents.normalize = m2v.normalize && !parsed.has("no-normalize");
     source.entries = m2v.tokens;
   } else {
+    contents.tokenizer.cjk = cjk;
     formats::WordFilter keep = SingleWordFilter(contents.tokenizer);
     source = format == "glove-json" ? formats::ReadGloveJson(input, keep, top) : formats::ReadWord2VecText(input, keep, top);
     if (source.words.empty()) throw CliError(1, input + ": no usable words");
@@ -133,7 +147,9 @@ int RunConvert(const Args& args) {
   p.corpus = parsed.get("corpus", m2v_format ? "none: Model2Vec embeds the tokenizer's vocabulary without a corpus"
                                              : "unknown: converted from " + BaseName(input) + " (" + format + ")");
   p.recipe = "swe convert --from " + format + (top ? " --top " + std::to_string(top) : std::string()) +
-             " --dtype " + dtype_name(options.dtype) + (contents.normalize ? "" : " --no-normalize");
+             " --dtype " + dtype_name(options.dtype) +
+             (parsed.has("cjk") ? std::string(" --cjk ") + cjk_mode_name(cjk) : std::string()) +
+             (contents.normalize ? "" : " --no-normalize");
   p.created_by = std::string("swe convert ") + swe_version();
   p.placeholder = parsed.has("placeholder");
   p.extra = {{"source_file", BaseName(input)},

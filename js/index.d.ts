@@ -70,7 +70,7 @@ export interface ModelInfo {
   tokenizer: {
     fold_case: boolean;
     strip_accents: boolean;
-    cjk: 'none' | 'characters' | 'subwords';
+    cjk: 'none' | 'characters' | 'subwords' | 'bigrams' | 'longest';
     max_tokens: number;
     subword: 'none' | 'wordpiece' | 'unigram';
     subword_pieces: number;

@@ -32,6 +32,9 @@ enum CjkMode {
   none @0;        # CJK characters are ordinary word characters
   characters @1;  # every Han/Kana character is its own token
   subwords @2;    # runs of Han/Kana are segmented by the subword tokenizer
+  bigrams @3;     # every character of a run and every overlapping pair of characters
+  longest @4;     # runs are segmented by forward maximum matching over the vocabulary
+  # Values are only appended; a reader rejects a value it does not know ("unknown CJK mode").
 }
 
 enum SubwordKind {

@@ -27,6 +27,27 @@ bool ParseDType(std::string_view name, DType* out) {
   return false;
 }
 
+const char* cjk_mode_name(CjkMode mode) {
+  switch (mode) {
+    case CjkMode::kNone: return "none";
+    case CjkMode::kCharacters: return "characters";
+    case CjkMode::kSubwords: return "subwords";
+    case CjkMode::kBigrams: return "bigrams";
+    case CjkMode::kLongest: return "longest";
+  }
+  return "unknown";
+}
+
+bool ParseCjkMode(std::string_view name, CjkMode* out) {
+  for (CjkMode m : {CjkMode::kNone, CjkMode::kCharacters, CjkMode::kSubwords, CjkMode::kBigrams, CjkMode::kLongest}) {
+    if (name == cjk_mode_name(m)) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
 // 8 bytes at a time, multiply-xorshift mixing: fast on short words, good enough spread for probing.
 uint32_t HashWord(std::string_view word) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (word.size() * 0xFF51AFD7ED558CCDull);

@@ -97,7 +97,8 @@ Status ReadTokenizer(schema::Tokenizer::Reader t, const ReadLimits& limits, Toke
   out->fold_case = t.getFoldCase();
   out->strip_accents = t.getStripAccents();
   const uint16_t cjk = static_cast<uint16_t>(t.getCjk());
-  if (cjk > static_cast<uint16_t>(CjkMode::kSubwords)) return Unsupported("unknown CJK mode " + std::to_string(cjk));
+  // Modes are appended: a file from a later writer names a mode this reader cannot tokenize with.
+  if (cjk > static_cast<uint16_t>(CjkMode::kLongest)) return Unsupported("unknown CJK mode " + std::to_string(cjk));
   out->cjk = static_cast<CjkMode>(cjk);
   out->max_tokens = t.getMaxTokens();
   SWE_RETURN_IF_ERROR(ReadSubword(t.getSubword(), limits, &out->subword));
@@ -110,8 +111,8 @@ Status ReadTokenizer(schema::Tokenizer::Reader t, const ReadLimits& limits, Toke
   }
   out->units = static_cast<TokenUnits>(units);
   if (out->units == TokenUnits::kSubwordPieces &&
-      (out->subword.kind == SubwordKind::kNone || out->cjk == CjkMode::kSubwords)) {
-    return Corrupt("subword-piece units need a subword vocabulary and a CJK mode other than subwords");
+      (out->subword.kind == SubwordKind::kNone || (out->cjk != CjkMode::kNone && out->cjk != CjkMode::kCharacters))) {
+    return Corrupt("subword-piece units need a subword vocabulary and a CJK mode of none or characters");
   }
   return Status::Ok();
 }

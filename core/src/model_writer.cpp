@@ -75,9 +75,10 @@ Status Validate(const ModelContents& c, DType dtype) {
   if (c.tokenizer.units != TokenUnits::kWords && c.tokenizer.units != TokenUnits::kSubwordPieces) {
     return InvalidArgument("unknown token units");
   }
+  if (c.tokenizer.cjk > CjkMode::kLongest) return InvalidArgument("unknown CJK mode");
   if (c.tokenizer.units == TokenUnits::kSubwordPieces &&
-      (sub.kind == SubwordKind::kNone || c.tokenizer.cjk == CjkMode::kSubwords)) {
-    return InvalidArgument("subword-piece units need a subword vocabulary and a CJK mode other than subwords");
+      (sub.kind == SubwordKind::kNone || (c.tokenizer.cjk != CjkMode::kNone && c.tokenizer.cjk != CjkMode::kCharacters))) {
+    return InvalidArgument("subword-piece units need a subword vocabulary and a CJK mode of none or characters");
   }
   if (sub.kind != SubwordKind::kNone) {
     if (sub.pieces.empty()) return InvalidArgument("the subword vocabulary is empty");

@@ -45,7 +45,7 @@ enum class Kind : uint8_t {
   kWord,     // a run of word characters: steps 2 and 3
   kSingle,   // one symbol or CJK character: steps 2 and 3
   kInvalid,  // one invalid byte, read as U+FFFD: steps 2 and 3
-  kPiece,    // a subword piece of a CJK run (CjkMode::kSubwords): step 2 only
+  kPiece,    // part of a CJK run (a subword piece, a bigram, a longest-match word): step 2 only
   kPunct,    // one punctuation character (kept only with TokenUnits::kSubwordPieces)
 };
 
@@ -60,9 +60,13 @@ struct Span {
 class Splitter {
  public:
   // `keep_punct`: punctuation characters are tokens of their own instead of separators (as BERT's
-  // pre-tokenizer does; TokenUnits::kSubwordPieces).
-  Splitter(CjkMode cjk, const SubwordTokenizer* subword, bool keep_punct = false)
-      : cjk_(cjk), subword_(subword != nullptr && subword->enabled() ? subword : nullptr), keep_punct_(keep_punct) {}
+  // pre-tokenizer does; TokenUnits::kSubwordPieces). `known`: CjkMode::kLongest's lexicon (may be
+  // null or empty: no word known); it must outlive the splitter.
+  Splitter(CjkMode cjk, const SubwordTokenizer* subword, bool keep_punct = false, const KnownWord* known = nullptr)
+      : cjk_(cjk),
+        subword_(subword != nullptr && subword->enabled() ? subword : nullptr),
+        known_(known != nullptr && *known ? known : nullptr),
+        keep_punct_(keep_punct) {}
 
   // Calls emit(const Span&) for each word in text order until it returns false.
   template <class Emit>
@@ -107,6 +111,10 @@ class Splitter {
             if (!emit(ScanWord(text, &i))) return;
           } else if (cjk_ == CjkMode::kSubwords && subword_ != nullptr) {
             if (!CjkRun(text, &i, emit)) return;
+          } else if (cjk_ == CjkMode::kBigrams) {
+            if (!CjkBigrams(text, &i, emit)) return;
+          } else if (cjk_ == CjkMode::kLongest) {
+            if (!CjkLongest(text, &i, emit)) return;
           } else {
             if (!emit(Span{U32(i), U32(next), Kind::kSingle, false, false})) return;
             i = next;
@@ -186,8 +194,62 @@ class Splitter {
     return true;
   }
 
+  // The end of the CJK character that starts at `pos`, or `pos` when none does (another class, an
+  // invalid byte, the end of the text): a CJK run ends there.
+  static size_t CjkEnd(std::string_view text, size_t pos) {
+    if (pos >= text.size() || static_cast<uint8_t>(text[pos]) < 0x80) return pos;
+    size_t next = pos;
+    const char32_t c = unicode::DecodeNext(text, &next);
+    return next == pos + 1 || unicode::Classify(c) != CharClass::kCjk ? pos : next;
+  }
+
+  // CjkMode::kBigrams: every character of the CJK run at *pos, each (from the second on) preceded by
+  // the pair it ends: c1, c1c2, c2, c2c3, c3. Characters are looked up as in kCharacters; pairs get
+  // step 2 only (a pair's subword prefix would count its first character twice).
+  template <class Emit>
+  bool CjkBigrams(std::string_view text, size_t* pos, Emit& emit) {
+    size_t begin = *pos, prev = *pos;  // the current and the previous character's start
+    for (size_t end; (end = CjkEnd(text, begin)) != begin; prev = begin, begin = end) {
+      if (prev != begin && !emit(Span{U32(prev), U32(end), Kind::kPiece, false, false})) return false;
+      if (!emit(Span{U32(begin), U32(end), Kind::kSingle, false, false})) return false;
+    }
+    *pos = begin;
+    return true;
+  }
+
+  // CjkMode::kLongest: forward maximum matching over the CJK run at *pos. From the run's start, the
+  // token is the longest known word of 2 to kMaxLongestChars characters starting there, else the one
+  // character (looked up as in kCharacters); the next token starts after it.
+  template <class Emit>
+  bool CjkLongest(std::string_view text, size_t* pos, Emit& emit) {
+    size_t begin = *pos;
+    std::array<size_t, kMaxLongestChars> ends;  // ends of the next characters of the run
+    for (;;) {
+      size_t count = 0;
+      for (size_t p = begin; count < kMaxLongestChars; ++count) {
+        const size_t end = CjkEnd(text, p);
+        if (end == p) break;
+        ends[count] = p = end;
+      }
+      if (count == 0) break;
+      size_t take = 1;
+      for (size_t k = count; k >= 2 && known_ != nullptr; --k) {
+        if ((*known_)(text.substr(begin, ends[k - 1] - begin))) {
+          take = k;
+          break;
+        }
+      }
+      const Kind kind = take == 1 ? Kind::kSingle : Kind::kPiece;
+      if (!emit(Span{U32(begin), U32(ends[take - 1]), kind, false, false})) return false;
+      begin = ends[take - 1];
+    }
+    *pos = begin;
+    return true;
+  }
+
   CjkMode cjk_;
   const SubwordTokenizer* subword_;
+  const KnownWord* known_;
   bool keep_punct_;
   std::string normalized_, char_;
   std::vector<uint32_t> source_end_, ends_;
@@ -229,7 +291,11 @@ struct Tokenizer::Impl {
       : model(m),
         config(m.tokenizer_config()),
         subword(m.subword()),
-        splitter(config.cjk, &m.subword(), config.units == TokenUnits::kSubwordPieces) {}
+        known([this](std::string_view word) {
+          Match match;
+          return Lookup(word, false, false, &match) >= 0;
+        }),
+        splitter(config.cjk, &m.subword(), config.units == TokenUnits::kSubwordPieces, &known) {}
 
   template <class Sink>
   void Run(std::string_view text, Sink&& sink);
@@ -243,6 +309,7 @@ struct Tokenizer::Impl {
   const Model& model;
   const TokenizerConfig& config;
   const SubwordTokenizer& subword;
+  KnownWord known;  // CjkMode::kLongest's lexicon: the model's vocabulary, looked up with step 2
   Splitter splitter;
   UnknownCache unknown;
   std::vector<Span> pending;  // split, not yet looked up
@@ -458,19 +525,37 @@ void Tokenizer::Analyze(std::string_view text, std::vector<Token>* tokens) {
   });
 }
 
-void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
-                std::vector<std::string>* words) {
-  Splitter splitter(config.cjk, subword, config.units == TokenUnits::kSubwordPieces);
+namespace {
+
+// Step 1 with the config's max_tokens: emit(span) for each word.
+template <class Emit>
+void SplitSpans(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                const KnownWord& known, Emit&& emit) {
+  Splitter splitter(config.cjk, subword, config.units == TokenUnits::kSubwordPieces, &known);
   const uint32_t max_tokens = config.max_tokens;
   uint32_t count = 0;
   splitter.Run(text, [&](const Span& span) {
+    emit(span);
+    return max_tokens == 0 || ++count < max_tokens;
+  });
+}
+
+}  // namespace
+
+void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                std::vector<std::string>* words, const KnownWord& known) {
+  SplitSpans(text, config, subword, known, [&](const Span& span) {
     if (span.kind == Kind::kInvalid) {
       words->emplace_back(kReplacementUtf8);
     } else {
       words->emplace_back(text.substr(span.begin, span.end - span.begin));
     }
-    return max_tokens == 0 || ++count < max_tokens;
   });
+}
+
+void SplitWordRanges(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                     std::vector<WordRange>* ranges, const KnownWord& known) {
+  SplitSpans(text, config, subword, known, [&](const Span& span) { ranges->push_back({span.begin, span.end}); });
 }
 
 }  // namespace swe

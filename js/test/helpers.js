@@ -79,6 +79,68 @@ export function fixtureModels() {
   return fixtures;
 }
 
+/**
+ * Japanese and Chinese sentences: `perLanguage` of each, spread evenly over the non-English sides of
+ * the Tatoeba training pairs (sorted by length there), and a few mixed-script texts.
+ */
+export function cjkSentences(perLanguage = 1000) {
+  const out = [];
+  for (const pair of ['en-ja', 'en-zh']) {
+    const lines = readFileSync(join(dataDir, `train/parallel/tatoeba_manythings.${pair}.tsv`), 'utf8')
+      .split('\n').map((line) => line.split('\t')[1] ?? '').filter((s) => s.trim() !== '' && !s.includes('\r'));
+    const step = lines.length / perLanguage;
+    for (let i = 0; i < perLanguage && i * step < lines.length; ++i) out.push(lines[Math.floor(i * step)]);
+  }
+  out.push('iPhone 15を買った', '東京タワーに行きました', '我喜欢学习中文', 'Straße café 東京と大阪 😀 日本語の本');
+  return out;
+}
+
+let cjkFixtures = null;
+
+/**
+ * Models for CJK text, one per CJK mode (characters f32, bigrams int8, longest f16: each table dtype
+ * once): the sentences' lower-cased Latin words and every CJK substring of 1 to 4 characters that
+ * occurs twice or more, with pseudo-random vectors. swe convert --cjk keeps what each mode can look
+ * up (bigrams: characters and pairs; longest: all of them).
+ */
+export function cjkFixtureModels() {
+  if (cjkFixtures) return cjkFixtures;
+  const cli = nativeCli();
+  const dir = tempDir();
+  const counts = new Map();
+  for (const s of cjkSentences()) {
+    for (const w of s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      for (const run of w.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu) ?? [w]) {
+        const chars = [...run];
+        for (let i = 0; i < chars.length; ++i) {
+          for (let n = 1; n <= 4 && i + n <= chars.length; ++n) {
+            const sub = chars.slice(i, i + n).join('');
+            counts.set(sub, (counts.get(sub) ?? 0) + 1);
+          }
+        }
+      }
+    }
+  }
+  const next = mulberry32(4321);
+  const dims = 50;
+  const lines = [];
+  for (const [w, count] of counts) {
+    if (count < 2 && [...w].length > 1) continue;
+    const scale = 10 ** (next() * 4 - 2);
+    lines.push(`${w} ${Array.from({ length: dims }, () => ((next() * 2 - 1) * scale).toPrecision(7)).join(' ')}`);
+  }
+  const source = join(dir, 'cjk-vectors.txt');
+  writeFileSync(source, lines.join('\n') + '\n');
+  cjkFixtures = { dir, dims };
+  for (const [cjk, dtype] of [['characters', 'f32'], ['bigrams', 'int8'], ['longest', 'f16']]) {
+    const out = join(dir, `cjk-${cjk}.swe`);
+    execFileSync(cli, ['convert', '--from', 'word2vec', source, '-o', out, '--dtype', dtype, '--cjk', cjk, '--name',
+                       `cjk-${cjk}`, '--placeholder'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    cjkFixtures[cjk] = out;
+  }
+  return cjkFixtures;
+}
+
 /** Native vectors of `sentences` (swe encode → .npy), as a Float32Array. */
 export function nativeVectors(model, sentences, extraArgs = []) {
   const dir = tempDir('swe-js-native-');

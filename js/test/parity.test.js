@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { loadModel } from '../src/index.js';
-import { bitDifferences, defaultModel, fixtureModels, nativeVectors, placeholderModel, stsSentences } from './helpers.js';
+import { bitDifferences, cjkFixtureModels, cjkSentences, defaultModel, fixtureModels, nativeVectors, placeholderModel,
+         stsSentences } from './helpers.js';
 
 const sentences = stsSentences();
 
@@ -15,18 +16,18 @@ test('the STS-B dev set gives a few thousand sentences', () => {
   assert.ok(sentences.length >= 2000, `${sentences.length} sentences`);
 });
 
-async function checkParity(path, options = {}) {
+async function checkParity(path, options = {}, texts = sentences) {
   const model = await loadModel(path);
   try {
     const dims = options.dims ?? model.dims;
-    const wasm = model.encode(sentences, options);
-    const native = nativeVectors(path, sentences, options.dims ? ['--dims', String(options.dims)] : []);
-    assert.equal(wasm.length, sentences.length * dims);
+    const wasm = model.encode(texts, options);
+    const native = nativeVectors(path, texts, options.dims ? ['--dims', String(options.dims)] : []);
+    assert.equal(wasm.length, texts.length * dims);
     assert.equal(native.length, wasm.length);
     assert.equal(bitDifferences(wasm, native), 0, 'wasm and native vectors differ');
     let nonZero = 0;
-    for (let r = 0; r < sentences.length; ++r) if (wasm[r * dims] !== 0) ++nonZero;
-    assert.ok(nonZero > sentences.length * 0.9, 'most sentences should have known words');
+    for (let r = 0; r < texts.length; ++r) if (wasm[r * dims] !== 0) ++nonZero;
+    assert.ok(nonZero > texts.length * 0.9, 'most texts should have known words');
   } finally {
     model.dispose();
   }
@@ -51,3 +52,24 @@ test('wasm and native vectors are bit-identical on the GloVe placeholder', {
 }, async () => {
   await checkParity(placeholderModel);
 });
+
+// Japanese and Chinese text (and mixed scripts) under each CJK mode: the same tokens, so the same bits.
+const cjkTexts = cjkSentences();
+
+for (const cjk of ['characters', 'bigrams', 'longest']) {
+  test(`wasm and native vectors are bit-identical on CJK text (cjk ${cjk})`, async () => {
+    const path = cjkFixtureModels()[cjk];
+    await checkParity(path, {}, cjkTexts);
+    const model = await loadModel(path);
+    try {
+      assert.equal(model.info.tokenizer.cjk, cjk);
+      // The modes really differ: 東京 is one token with bigrams (beside its characters) and longest.
+      const words = model.tokenize('東京タワーに行きました').map((t) => t.word);
+      if (cjk === 'characters') assert.deepEqual(words.slice(0, 2), ['東', '京']);
+      if (cjk === 'bigrams') assert.deepEqual(words.slice(0, 3), ['東', '東京', '京']);
+      if (cjk === 'longest') assert.ok([...words[0]].length >= 2, words.join(' '));
+    } finally {
+      model.dispose();
+    }
+  });
+}

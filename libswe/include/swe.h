@@ -142,7 +142,8 @@ SWE_API uint32_t swe_model_get_vocab_size(const swe_model * model);
  * NULL model. Keys: name, description, placeholder, dims, vocab_size, dtype ("f32"|"f16"|"int8"),
  * file_size, normalize, weighted, checksum (8 hex digits), teacher, corpus, corpus_hash, recipe,
  * created_by, scores ([{task, metric, value}]), extra ({key: value}), tokenizer ({fold_case,
- * strip_accents, cjk, max_tokens, subword, subword_pieces}). */
+ * strip_accents, cjk ("none"|"characters"|"subwords"|"bigrams"|"longest"), max_tokens, subword,
+ * subword_pieces}). */
 SWE_API const char * swe_model_get_info_json(const swe_model * model);
 
 /* The vocabulary word at `row` (< vocab size): *out_data points into the model (not NUL-terminated,

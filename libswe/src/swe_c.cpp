@@ -24,15 +24,6 @@ namespace {
 
 thread_local std::string g_last_error;
 
-const char* CjkName(CjkMode mode) {
-  switch (mode) {
-    case CjkMode::kNone: return "none";
-    case CjkMode::kCharacters: return "characters";
-    case CjkMode::kSubwords: return "subwords";
-  }
-  return "unknown";
-}
-
 const char* SubwordName(SubwordKind kind) {
   switch (kind) {
     case SubwordKind::kNone: return "none";
@@ -70,7 +61,7 @@ std::string InfoJson(const Model& model) {
   j["extra"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : p.extra) j["extra"][key] = value;
   j["tokenizer"] = {{"fold_case", t.fold_case},          {"strip_accents", t.strip_accents},
-                    {"cjk", CjkName(t.cjk)},              {"max_tokens", t.max_tokens},
+                    {"cjk", cjk_mode_name(t.cjk)},       {"max_tokens", t.max_tokens},
                     {"subword", SubwordName(t.subword.kind)}, {"subword_pieces", t.subword.pieces.size()}};
   // Provenance strings are validated UTF-8 by the reader; replace rather than throw if one is not.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

@@ -255,6 +255,56 @@ TEST_F(CliTest, ConvertWord2Vec) {
   EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
 }
 
+// --cjk sets the model's CJK mode and which CJK words can be kept: pairs with bigrams, words of up
+// to 8 characters with longest; swe info and swe tokenize show the mode at work.
+TEST_F(CliTest, ConvertWithCjkModes) {
+  WriteFile(*dir_ / "cjk.txt",
+            "東 1 0\n"
+            "東京 0 1\n"
+            "東京タワー 1 1\n"
+            "一二三四五六七八九 2 2\n"
+            "abc東京 3 3\n"
+            "に 1 2\n");
+  auto words = [](const swe::Model& m) {
+    std::vector<std::string> out;
+    for (uint32_t i = 0; i < m.vocab_size(); ++i) out.emplace_back(m.word(i));
+    return out;
+  };
+  using Strings = std::vector<std::string>;
+  Result r = Run({"convert", "--from", "word2vec", P("cjk.txt"), "-o", P("chars.swe")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(words(*ReadModelFile(P("chars.swe"))), (Strings{"東", "に"}));
+  r = Run({"convert", "--from", "word2vec", P("cjk.txt"), "-o", P("bigrams.swe"), "--cjk", "bigrams"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::unique_ptr<swe::Model> m = ReadModelFile(P("bigrams.swe"));
+  EXPECT_EQ(words(*m), (Strings{"東", "東京", "に"}));
+  EXPECT_EQ(m->tokenizer_config().cjk, swe::CjkMode::kBigrams);
+  EXPECT_NE(m->provenance().recipe.find("--cjk bigrams"), std::string::npos) << m->provenance().recipe;
+  r = Run({"convert", "--from", "word2vec", P("cjk.txt"), "-o", P("longest.swe"), "--cjk", "longest"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(words(*ReadModelFile(P("longest.swe"))), (Strings{"東", "東京", "東京タワー", "に"}));
+  r = Run({"convert", "--from", "word2vec", P("cjk.txt"), "-o", P("none.swe"), "--cjk", "none"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(words(*ReadModelFile(P("none.swe"))).size(), 6u);
+
+  r = Run({"info", P("longest.swe")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" cjk=longest "), std::string::npos) << r.out;
+  r = Run({"info", P("bigrams.swe"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["tokenizer"]["cjk"], "bigrams");
+  r = Run({"tokenize", P("longest.swe"), "東京タワーに"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("東京タワー"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 words: 2 known, 0 skipped"), std::string::npos) << r.out;
+
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("cjk.txt"), "-o", P("x.swe"), "--cjk", "subwords"}), 2,
+                     "--cjk must be characters, none, bigrams or longest, not 'subwords'");
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("cjk.txt"), "-o", P("x.swe"), "--cjk", "Bigrams"}), 2,
+                     "not 'Bigrams'");
+  EXPECT_FALSE(fs::exists(*dir_ / "x.swe"));
+}
+
 std::string WinkJson(bool words_first) {
   std::string words = "\"words\":[\"the\",\",\",\"cat\",\"the\",\"dog\",\"mat\"]";
   std::string vectors =

@@ -79,6 +79,35 @@ TEST(ModelFile, RoundTripF32IsExact) {
   EXPECT_EQ(p.extra[0].second, "v");
 }
 
+TEST(ModelFile, RoundTripsEveryCjkModeWithoutHeaderFlags) {
+  for (CjkMode cjk : {CjkMode::kNone, CjkMode::kCharacters, CjkMode::kBigrams, CjkMode::kLongest}) {
+    ModelContents c = RandomContents(kWords, 4);
+    c.tokenizer.cjk = cjk;
+    const std::vector<uint8_t> bytes = ModelBytes(c);
+    uint32_t flags;
+    std::memcpy(&flags, bytes.data() + 36, 4);
+    EXPECT_EQ(flags, 0u);  // every reader knows the field; one that predates a mode rejects its value
+    std::unique_ptr<Model> m;
+    ASSERT_TRUE(ReadModel(bytes.data(), bytes.size(), &m).ok());
+    EXPECT_EQ(m->tokenizer_config().cjk, cjk) << cjk_mode_name(cjk);
+  }
+}
+
+TEST(ModelFile, CjkModeNamesRoundTrip) {
+  for (CjkMode cjk : {CjkMode::kNone, CjkMode::kCharacters, CjkMode::kSubwords, CjkMode::kBigrams, CjkMode::kLongest}) {
+    CjkMode back = CjkMode::kNone;
+    EXPECT_TRUE(ParseCjkMode(cjk_mode_name(cjk), &back)) << cjk_mode_name(cjk);
+    EXPECT_EQ(back, cjk);
+  }
+  EXPECT_STREQ(cjk_mode_name(CjkMode::kBigrams), "bigrams");
+  EXPECT_STREQ(cjk_mode_name(CjkMode::kLongest), "longest");
+  EXPECT_STREQ(cjk_mode_name(static_cast<CjkMode>(9)), "unknown");
+  CjkMode out = CjkMode::kNone;
+  EXPECT_FALSE(ParseCjkMode("unknown", &out));
+  EXPECT_FALSE(ParseCjkMode("Bigrams", &out));
+  EXPECT_EQ(out, CjkMode::kNone);
+}
+
 TEST(ModelFile, RoundTripF16WithinHalfPrecision) {
   ModelContents c = RandomContents(kWords, 33);
   std::unique_ptr<Model> m = BuildModel(c, DType::kF16);
@@ -180,6 +209,14 @@ TEST(ModelWriter, RejectsBadContents) {
   ModelContents zero_dims = c;
   zero_dims.dims = 0;
   EXPECT_FALSE(Write(zero_dims).ok());
+  ModelContents cjk = c;
+  cjk.tokenizer.cjk = static_cast<CjkMode>(5);
+  EXPECT_NE(Write(cjk).message().find("unknown CJK mode"), std::string::npos);
+  cjk.tokenizer.cjk = CjkMode::kBigrams;  // subword-piece models split CJK only as none or characters
+  cjk.tokenizer.units = TokenUnits::kSubwordPieces;
+  cjk.tokenizer.subword.kind = SubwordKind::kWordPiece;
+  cjk.tokenizer.subword.pieces = {"a"};
+  EXPECT_NE(Write(cjk).message().find("none or characters"), std::string::npos);
   ModelContents unigram = c;
   unigram.tokenizer.subword.kind = SubwordKind::kUnigram;
   unigram.tokenizer.subword.pieces = {"a", "b"};
@@ -251,6 +288,47 @@ TEST_F(ModelReaderTest, RejectsSubwordPiecesFlagOnWordModel) {
   Status s = Read(bytes_);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_NE(s.message().find("subword-pieces flag"), std::string::npos) << s.ToString();
+}
+
+// A CJK mode from a later writer: refused with a message (unsupported), never used.
+TEST_F(ModelReaderTest, RejectsUnknownCjkMode) {
+  // Two messages that differ only in the mode locate its field (stored XOR its default, as
+  // Cap'n Proto stores enums); then write values no reader knows there.
+  ModelContents c = RandomContents(kWords, 8);
+  c.tokenizer.cjk = CjkMode::kNone;
+  bytes_ = ModelBytes(c);
+  const std::vector<uint64_t> none = Payload();
+  c.tokenizer.cjk = CjkMode::kLongest;
+  bytes_ = ModelBytes(c);
+  const std::vector<uint64_t> longest = Payload();
+  ASSERT_EQ(none.size(), longest.size());
+  const auto* a = reinterpret_cast<const uint8_t*>(none.data());
+  const auto* b = reinterpret_cast<const uint8_t*>(longest.data());
+  std::vector<size_t> differ;
+  for (size_t i = 0; i < none.size() * 8; ++i) {
+    if (a[i] != b[i]) differ.push_back(i);
+  }
+  ASSERT_EQ(differ.size(), 1u);
+  const size_t at = differ[0] & ~size_t(1);  // the 16-bit slot
+  uint16_t stored_none;
+  std::memcpy(&stored_none, a + at, 2);
+  for (uint16_t mode : {uint16_t(5), uint16_t(0xFFFF)}) {
+    std::vector<uint64_t> message = none;
+    const uint16_t stored = mode ^ stored_none;  // none (0) is stored as the default itself
+    std::memcpy(reinterpret_cast<uint8_t*>(message.data()) + at, &stored, 2);
+    Reseal(message);
+    const Status s = Read(bytes_);
+    EXPECT_EQ(s.code(), StatusCode::kUnsupported) << s.ToString();
+    EXPECT_NE(s.message().find("unknown CJK mode " + std::to_string(mode)), std::string::npos) << s.message();
+  }
+  // The located slot really is the mode: writing longest's value there reads back as longest.
+  std::vector<uint64_t> message = none;
+  const uint16_t stored = uint16_t(CjkMode::kLongest) ^ stored_none;
+  std::memcpy(reinterpret_cast<uint8_t*>(message.data()) + at, &stored, 2);
+  Reseal(message);
+  std::unique_ptr<Model> m;
+  ASSERT_TRUE(ReadModel(bytes_.data(), bytes_.size(), &m).ok());
+  EXPECT_EQ(m->tokenizer_config().cjk, CjkMode::kLongest);
 }
 
 TEST_F(ModelReaderTest, RejectsTruncationAndPadding) {

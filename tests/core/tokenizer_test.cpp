@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -355,6 +356,182 @@ TEST(Tokenizer, CjkSubwordsWithWordPieceAndFallbackToCharacters) {
   EXPECT_EQ(Analyzed(*m, "x" + tokyo), Strings{"x" + tokyo + ":unknown:-"});
 }
 
+// ---- CjkMode::kBigrams and kLongest (docs/TOKENIZER.md, "CJK runs") ----
+
+const std::string kR = "\xEF\xBF\xBD";  // U+FFFD, the word of an invalid byte
+
+TEST(SplitWords, CjkBigrams) {
+  EXPECT_EQ(Split("我喜欢学习中文", CjkMode::kBigrams),
+            (Strings{"我", "我喜", "喜", "喜欢", "欢", "欢学", "学", "学习", "习", "习中", "中", "中文", "文"}));
+  EXPECT_EQ(Split("東京タワーに行きました", CjkMode::kBigrams),
+            (Strings{"東", "東京", "京", "京タ", "タ", "タワ", "ワ", "ワー", "ー", "ーに", "に", "に行", "行", "行き", "き",
+                     "きま", "ま", "まし", "し", "した", "た"}));
+  // A run of one character is that character; runs end at anything that is not CJK.
+  EXPECT_EQ(Split("猫", CjkMode::kBigrams), Strings{"猫"});
+  EXPECT_EQ(Split("東京、大阪。", CjkMode::kBigrams), (Strings{"東", "東京", "京", "大", "大阪", "阪"}));
+  EXPECT_EQ(Split("iPhone 15を買った", CjkMode::kBigrams),
+            (Strings{"iPhone", "15", "を", "を買", "買", "買っ", "っ", "った", "た"}));
+  // No run at all.
+  EXPECT_EQ(Split("", CjkMode::kBigrams), Strings{});
+  EXPECT_EQ(Split("「」。、 ", CjkMode::kBigrams), Strings{});
+  // Invalid bytes split the run (each is a U+FFFD token): no pair reaches across them.
+  EXPECT_EQ(Split("東京\xFF大阪", CjkMode::kBigrams), (Strings{"東", "東京", "京", kR, "大", "大阪", "阪"}));
+  EXPECT_EQ(Split("東\xE4\xBA大", CjkMode::kBigrams), (Strings{"東", kR, kR, "大"}));  // 京 cut short
+  // max_tokens counts pairs too.
+  EXPECT_EQ(Split("東京タワー", CjkMode::kBigrams, 2), (Strings{"東", "東京"}));
+  EXPECT_EQ(Split("東京タワー", CjkMode::kBigrams, 3), (Strings{"東", "東京", "京"}));
+}
+
+// The trainer's API: SplitWords in kLongest mode with its own lexicon.
+TEST(SplitWords, CjkLongestWithALexicon) {
+  std::set<std::string> lexicon = {"喜欢", "学习", "习中", "中文", "学习中文化"};
+  Strings asked;
+  const KnownWord known = [&](std::string_view word) {
+    asked.emplace_back(word);
+    return lexicon.count(std::string(word)) > 0;
+  };
+  TokenizerConfig config;
+  config.cjk = CjkMode::kLongest;
+  auto split = [&](std::string_view text, const KnownWord& k) {
+    Strings words;
+    SplitWords(text, config, nullptr, &words, k);
+    return words;
+  };
+  // 习中 is never tried: 学习 was taken first. 我 is no word, so it is one character.
+  EXPECT_EQ(split("我喜欢学习中文", known), (Strings{"我", "喜欢", "学习", "中文"}));
+  // Longest first, from 2 characters up to the end of the run; single characters are never asked.
+  asked.clear();
+  EXPECT_EQ(split("我喜欢。", known), (Strings{"我", "喜欢"}));
+  EXPECT_EQ(asked, (Strings{"我喜欢", "我喜", "喜欢"}));
+  // Without a lexicon every character is a word (kCharacters).
+  EXPECT_EQ(split("我喜欢学习中文", nullptr), (Strings{"我", "喜", "欢", "学", "习", "中", "文"}));
+  EXPECT_EQ(Split("我喜欢", CjkMode::kLongest), (Strings{"我", "喜", "欢"}));
+  // At most 8 characters: a 9- or 10-character entry is never matched.
+  lexicon = {"一二三四五六七八九十", "一二三四五六七八九", "九十"};
+  EXPECT_EQ(split("一二三四五六七八九十", known), (Strings{"一", "二", "三", "四", "五", "六", "七", "八", "九十"}));
+  lexicon.insert("一二三四五六七八");
+  EXPECT_EQ(split("一二三四五六七八九十", known), (Strings{"一二三四五六七八", "九十"}));
+  // Mixed scripts, empty runs, invalid bytes inside a run.
+  lexicon = {"買った", "東京", "大阪", "東京大阪"};
+  EXPECT_EQ(split("iPhone 15を買った", known), (Strings{"iPhone", "15", "を", "買った"}));
+  EXPECT_EQ(split("", known), Strings{});
+  EXPECT_EQ(split("「」。", known), Strings{});
+  EXPECT_EQ(split("東京大阪", known), Strings{"東京大阪"});
+  EXPECT_EQ(split("東京\xFF大阪", known), (Strings{"東京", kR, "大阪"}));
+  EXPECT_EQ(split("東京\xE5\xA4大阪", known), (Strings{"東京", kR, kR, "大阪"}));  // a character cut short
+  // max_tokens counts words.
+  config.max_tokens = 1;
+  EXPECT_EQ(split("東京大阪 x", known), Strings{"東京大阪"});
+}
+
+TEST(SplitWords, RangesSayWhereEachWordIs) {
+  TokenizerConfig config;
+  config.cjk = CjkMode::kBigrams;
+  const std::string text = "a 東京\xFF";
+  Strings words;
+  std::vector<WordRange> ranges;
+  SplitWords(text, config, nullptr, &words);
+  SplitWordRanges(text, config, nullptr, &ranges);
+  EXPECT_EQ(words, (Strings{"a", "東", "東京", "京", kR}));
+  ASSERT_EQ(ranges.size(), words.size());
+  const uint32_t want[][2] = {{0, 1}, {2, 5}, {2, 8}, {5, 8}, {8, 9}};  // pairs overlap their characters
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    EXPECT_EQ(ranges[i].begin, want[i][0]) << i;
+    EXPECT_EQ(ranges[i].end, want[i][1]) << i;
+  }
+  config.cjk = CjkMode::kLongest;
+  config.max_tokens = 2;
+  ranges.clear();
+  SplitWordRanges(text, config, nullptr, &ranges, [](std::string_view w) { return w == "東京"; });
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[1].begin, 2u);
+  EXPECT_EQ(ranges[1].end, 8u);
+}
+
+std::string Known(const std::string& word) { return word + ":exact:" + word; }
+std::string Unknown(const std::string& text) { return text + ":unknown:-"; }
+
+std::unique_ptr<Model> CjkModel(const Strings& words, CjkMode cjk, bool strip_accents = false) {
+  ModelContents c = Contents(words);
+  c.tokenizer.cjk = cjk;
+  c.tokenizer.strip_accents = strip_accents;
+  return BuildModel(c);
+}
+
+TEST(Tokenizer, CjkBigrams) {
+  auto m = CjkModel({"我", "喜欢", "学", "学习", "中", "中文", "文"}, CjkMode::kBigrams);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "我喜欢学习中文"),
+            (Strings{Known("我"), Unknown("我喜"), Unknown("喜"), Known("喜欢"), Unknown("欢"), Unknown("欢学"), Known("学"),
+                     Known("学习"), Unknown("习"), Unknown("习中"), Known("中"), Known("中文"), Known("文")}));
+  m = CjkModel({"iphone", "15", "を", "買", "買っ", "った"}, CjkMode::kBigrams);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "iPhone 15を買った"),
+            (Strings{"iPhone:folded:iphone", Known("15"), Known("を"), Unknown("を買"), Known("買"), Known("買っ"),
+                     Unknown("っ"), Known("った"), Unknown("た")}));
+  EXPECT_EQ(Analyzed(*m, "買\xFF買っ"), (Strings{Known("買"), Unknown("\xFF"), Known("買"), Known("買っ"), Unknown("っ")}));
+  EXPECT_EQ(Analyzed(*m, ""), Strings{});
+}
+
+TEST(Tokenizer, CjkBigramPairsGetNoSubwordPrefix) {
+  // With a subword vocabulary, an unknown pair would otherwise fall back to its first character,
+  // counting it twice; pairs are looked up as they are (step 2) only.
+  ModelContents c = Contents({"東"});
+  c.tokenizer.cjk = CjkMode::kBigrams;
+  c.tokenizer.subword.kind = SubwordKind::kWordPiece;
+  c.tokenizer.subword.pieces = {"東", "##京"};
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "東京"), (Strings{Known("東"), Unknown("東京"), Unknown("京")}));
+  c.tokenizer.cjk = CjkMode::kNone;  // the same word in none mode: step 3 finds its prefix
+  m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "東京"), Strings{"東京:prefix:東"});
+}
+
+TEST(Tokenizer, CjkLongest) {
+  auto m = CjkModel({"東京", "東京タワー", "タワー", "に", "行き", "ました", "行"}, CjkMode::kLongest);
+  ASSERT_TRUE(m);
+  // 東京タワー beats 東京; に行… and 行きました are no words, 行き beats 行.
+  EXPECT_EQ(Analyzed(*m, "東京タワーに行きました"), (Strings{Known("東京タワー"), Known("に"), Known("行き"), Known("ました")}));
+  m = CjkModel({"我", "喜欢", "学习", "习中", "中文"}, CjkMode::kLongest);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "我喜欢学习中文"), (Strings{Known("我"), Known("喜欢"), Known("学习"), Known("中文")}));
+  EXPECT_EQ(Analyzed(*m, "他喜欢中文。"), (Strings{Unknown("他"), Known("喜欢"), Known("中文")}));
+  m = CjkModel({"iphone", "15", "を", "買った"}, CjkMode::kLongest);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "iPhone 15を買った"), (Strings{"iPhone:folded:iphone", Known("15"), Known("を"), Known("買った")}));
+  EXPECT_EQ(Analyzed(*m, "買っ\xFF" "た"), (Strings{Unknown("買"), Unknown("っ"), Unknown("\xFF"), Unknown("た")}));
+  EXPECT_EQ(Analyzed(*m, ""), Strings{});
+  // A run longer than 8 characters: the 9-character word is never matched, the 8-character one is.
+  m = CjkModel({"東京タワーに行きま", "東京タワーに行き"}, CjkMode::kLongest);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "東京タワーに行きました"),
+            (Strings{Known("東京タワーに行き"), Unknown("ま"), Unknown("し"), Unknown("た")}));
+  // Candidates are looked up with step 2, like every word: with accent stripping が finds か.
+  m = CjkModel({"かっこう", "に"}, CjkMode::kLongest, true);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "がっこうに"), (Strings{"がっこう:stripped:かっこう", Known("に")}));
+}
+
+TEST(Tokenizer, CjkLongestSplitWordsAgreesWithAnalyze) {
+  // The trainer's view of a model: SplitWords with the model's vocabulary as lexicon.
+  auto m = CjkModel({"東京", "東京タワー", "に", "行き", "ました", "iphone"}, CjkMode::kLongest);
+  ASSERT_TRUE(m);
+  const std::string text = "iPhoneで東京タワーに行きました。東京\xFF行きます";
+  Strings words;
+  SplitWords(text, m->tokenizer_config(), &m->subword(), &words, [&](std::string_view w) { return m->find(w) >= 0; });
+  Tokenizer tokenizer(*m);
+  std::vector<Token> tokens;
+  tokenizer.Analyze(text, &tokens);
+  ASSERT_EQ(words.size(), tokens.size());
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string covered(text.substr(tokens[i].begin, tokens[i].end - tokens[i].begin));
+    EXPECT_EQ(words[i], covered == "\xFF" ? kR : covered);
+  }
+  EXPECT_EQ(words, (Strings{"iPhone", "で", "東京タワー", "に", "行き", "ました", "東京", kR, "行き", "ま", "す"}));
+}
+
 TEST(Tokenizer, SplitWordsAgreesWithAnalyze) {
   ModelContents c = Contents({"hello"});
   auto m = BuildModel(c);
@@ -432,6 +609,26 @@ TEST(Tokenizer, LongCjkRunWithSubwordsIsLinear) {
   tokenizer.Encode(run, &ids);
   EXPECT_LT(Seconds(start), 2.0);
   EXPECT_EQ(ids.size(), run.size() / 6);
+}
+
+TEST(Tokenizer, LongCjkRunsWithBigramsAndLongestAreLinear) {
+  std::string run;
+  while (run.size() < (1u << 20)) run += "我喜欢学习中文";  // 1 MiB, no separators
+  const size_t chars = run.size() / 3;
+  auto m = CjkModel({"我", "喜欢", "学习", "中文", "文我"}, CjkMode::kLongest);
+  ASSERT_TRUE(m);
+  std::vector<uint32_t> ids;
+  auto start = std::chrono::steady_clock::now();
+  Tokenizer(*m).Encode(run, &ids);
+  EXPECT_LT(Seconds(start), 2.0);
+  EXPECT_EQ(ids.size(), chars / 7 * 4);  // 我|喜欢|学习|中文, over and over
+  m = CjkModel({"我", "喜欢", "学习", "中文", "文我"}, CjkMode::kBigrams);
+  ASSERT_TRUE(m);
+  ids.clear();
+  start = std::chrono::steady_clock::now();
+  Tokenizer(*m).Encode(run, &ids);
+  EXPECT_LT(Seconds(start), 2.0);
+  EXPECT_EQ(ids.size(), chars / 7 * 5 - 1);  // 我 喜欢 学习 中文 文我 per repeat, no 文我 at the end
 }
 
 // Prints the tokenizer's own throughput on short English sentences (informational).

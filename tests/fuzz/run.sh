@@ -20,6 +20,10 @@ mkdir -p "$work/model" "$work/index" "$work/text" build/fuzz/artifacts
 build/fuzz/tests/fuzz/make_fuzz_seeds "$work"
 printf 'The cat sat on the mat.\nStraße Café 日本語 😀 unaffable\n' > "$work/text/seed0.txt"
 printf '\xff\xfe\xc3\x28 \xe2\x82 ##aff \xf0\x9f' > "$work/text/seed1.txt"
+# CJK text; the first byte (0..5) picks tokenizer_fuzz's bigrams/longest model.
+for m in 0 1 2 3 4 5; do
+  printf '%s 東京タワーに行きました。我喜欢学习中文 iPhone 15を買った 日本語\xff東京\n' "$m" > "$work/text/seed-cjk$m.txt"
+done
 rm -f build/fuzz/*.row
 targets=(model_reader_fuzz:model index_reader_fuzz:index tokenizer_fuzz:text)
 

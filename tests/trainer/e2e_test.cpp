@@ -308,6 +308,24 @@ TEST(TrainerEndToEnd, ContrastiveRecipeErrors) {
   EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("must be kd, contrastive or none"), std::string::npos);
 }
 
+// tokenizer.cjk takes core's mode names (swe::ParseCjkMode), except subwords (not trainable yet).
+TEST(TrainerRecipes, TokenizerCjkNames) {
+  TempDir dir;
+  json recipe = BaseRecipe(dir);
+  Recipe r;
+  for (const char* name : {"none", "characters", "bigrams", "longest"}) {
+    recipe["tokenizer"] = {{"cjk", name}};
+    ASSERT_TRUE(ParseRecipe(recipe.dump(), &r).ok()) << name;
+    EXPECT_STREQ(cjk_mode_name(r.vocab.tokenizer.cjk), name);
+  }
+  for (const char* name : {"subwords", "bigram", ""}) {
+    recipe["tokenizer"] = {{"cjk", name}};
+    EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("tokenizer.cjk must be 'none', 'characters', 'bigrams' or "
+                                                            "'longest'"),
+              std::string::npos) << name;
+  }
+}
+
 TEST(TrainerRecipes, ShippedRecipesParse) {
   int n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(SWE_SOURCE_DIR) + "/recipes")) {

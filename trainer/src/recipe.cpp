@@ -39,10 +39,11 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   Get(tok, "fold_case", &r->vocab.tokenizer.fold_case);
   Get(tok, "strip_accents", &r->vocab.tokenizer.strip_accents);
   Get(tok, "max_tokens", &r->vocab.tokenizer.max_tokens);
-  std::string cjk = tok.value("cjk", std::string("characters"));
-  if (cjk == "none") r->vocab.tokenizer.cjk = CjkMode::kNone;
-  else if (cjk == "characters") r->vocab.tokenizer.cjk = CjkMode::kCharacters;
-  else return InvalidArgument("recipe: tokenizer.cjk must be 'none' or 'characters' ('subwords' is not trainable yet)");
+  const std::string cjk = tok.value("cjk", std::string("characters"));
+  if (!ParseCjkMode(cjk, &r->vocab.tokenizer.cjk) || r->vocab.tokenizer.cjk == CjkMode::kSubwords) {
+    return InvalidArgument("recipe: tokenizer.cjk must be 'none', 'characters', 'bigrams' or 'longest' "
+                           "('subwords' is not trainable yet)");
+  }
 
   const json& vocab = j.contains("vocab") ? j["vocab"] : empty;
   SWE_RETURN_IF_ERROR(CheckRecipeKeys(vocab, "vocab", {"size", "min_count", "fold_case"}));

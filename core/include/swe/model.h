@@ -25,7 +25,13 @@ const char* dtype_name(DType dtype);  // "f32", "f16", "int8"
 // The inverse of dtype_name: false (and *out untouched) for any other name.
 bool ParseDType(std::string_view name, DType* out);
 
-enum class CjkMode : uint8_t { kNone = 0, kCharacters = 1, kSubwords = 2 };
+// How runs of CJK characters (docs/TOKENIZER.md) become tokens. Values are the file's (append only).
+enum class CjkMode : uint8_t { kNone = 0, kCharacters = 1, kSubwords = 2, kBigrams = 3, kLongest = 4 };
+// "none", "characters", "subwords", "bigrams", "longest": the names of recipes, `swe convert --cjk`
+// and the C API's model info.
+const char* cjk_mode_name(CjkMode mode);
+// The inverse of cjk_mode_name: false (and *out untouched) for any other name.
+bool ParseCjkMode(std::string_view name, CjkMode* out);
 enum class SubwordKind : uint8_t { kNone = 0, kWordPiece = 1, kUnigram = 2 };
 // What a vocabulary row stands for: a whole word (the paper's rule), or a subword piece of the
 // teacher's tokenizer with every word split into pieces (Model2Vec-style token embeddings).
@@ -49,7 +55,7 @@ struct TokenizerConfig {
   CjkMode cjk = CjkMode::kCharacters;
   uint32_t max_tokens = 0;      // words considered per text, 0 = no limit (kSubwordPieces: known pieces)
   SubwordVocab subword;
-  TokenUnits units = TokenUnits::kWords;  // kSubwordPieces needs a subword vocabulary, cjk != kSubwords
+  TokenUnits units = TokenUnits::kWords;  // kSubwordPieces needs a subword vocabulary, cjk none or characters
 };
 
 struct Score {

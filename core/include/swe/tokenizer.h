@@ -1,13 +1,16 @@
 // Text -> vocabulary rows, following the paper's inference rule (docs/FORMAT.md, "Tokenization"):
 //  1. decode UTF-8 (invalid bytes become U+FFFD), split on Unicode whitespace and punctuation,
-//     drop punctuation; CJK characters (and non-ASCII symbols such as emoji) are tokens of their own
-//     (or, in CjkMode::kSubwords, CJK runs are segmented by the subword tokenizer);
+//     drop punctuation; non-ASCII symbols such as emoji are tokens of their own, and runs of CJK
+//     characters become tokens per the model's CjkMode (characters, overlapping bigrams, subword
+//     pieces, or the longest vocabulary words);
 //  2. look each word up exactly, then case-folded, then folded and accent-stripped (per model);
 //  3. if still unknown, split it with the teacher's subword tokenizer and drop the last piece until
 //     the remaining prefix is a vocabulary word (looked up the same way); otherwise skip the word.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,11 +35,30 @@ struct Token {
   Match match = Match::kUnknown;
 };
 
+// CjkMode::kLongest: a token holds at most this many CJK characters.
+constexpr size_t kMaxLongestChars = 8;
+
+// CjkMode::kLongest's lexicon: whether `word` (2 to kMaxLongestChars CJK characters, the original
+// bytes of the text; asked longest first at each position of a run, single characters never) is a
+// known word. The tokenizer answers with step 2 (exact, folded, stripped per the model's settings);
+// a trainer passes its candidate lexicon.
+using KnownWord = std::function<bool(std::string_view word)>;
+
 // Splits `text` into words (step 1 only) and appends them, as they appear in the text (U+FFFD for
-// invalid bytes), to `words`. `subword` is needed only for CjkMode::kSubwords (may be null otherwise).
+// invalid bytes), to `words`. `subword` is needed only for CjkMode::kSubwords (may be null otherwise);
+// `known` only for CjkMode::kLongest (empty: no word is known, every CJK character is a word).
 // The trainer counts its vocabulary with this, so training and inference see the same words.
 void SplitWords(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
-                std::vector<std::string>* words);
+                std::vector<std::string>* words, const KnownWord& known = nullptr);
+
+// The byte range [begin, end) in the text of each word SplitWords gives, in the same order (an
+// invalid byte's range is that byte; its word is U+FFFD). Ranges overlap in CjkMode::kBigrams, so
+// words cannot be found again by searching the text; these are where they are.
+struct WordRange {
+  uint32_t begin = 0, end = 0;
+};
+void SplitWordRanges(std::string_view text, const TokenizerConfig& config, const SubwordTokenizer* subword,
+                     std::vector<WordRange>* ranges, const KnownWord& known = nullptr);
 
 // Not thread-safe (it reuses scratch buffers); cheap to construct: use one per thread.
 // The model must outlive it.
