@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> ids(n);
   for (size_t i = 0; i < n; ++i) ids[i] = i;
   Check(index->AddBatch(ids.data(), vectors.data(), n), "adding");
-  index->CenterCodes();
+  index->EnableBinary();
   std::vector<float> queries(nq * dims);
   swe::Encoder encoder(*model);
   for (size_t i = 0; i < nq; ++i) encoder.Encode(query_texts[i], queries.data() + i * dims);
