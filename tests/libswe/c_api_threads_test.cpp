@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -136,6 +137,52 @@ TEST_P(CApiThreads, OneModelAndOneIndexFromManyThreads) {
   }
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+// The codes' lazy build itself under contention: threads released together all make their first
+// approximate search on an index large enough that building its codes takes a while, so several of
+// them ask for the codes while they are being built.
+TEST(CApiThreadsBinary, FirstApproximateSearchFromManyThreadsAtOnce) {
+  constexpr uint32_t dims = 32;
+  constexpr size_t n = 20000, k = 5;
+  std::vector<float> rows(n * dims);
+  uint32_t state = 7;
+  for (float& v : rows) v = float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.3f;
+  std::vector<uint64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = i;
+  swe_index* x = nullptr;
+  ASSERT_EQ(swe_index_create(dims, SWE_DTYPE_INT8, &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> reference(x, swe_index_free);
+  ASSERT_EQ(swe_index_add(reference.get(), ids.data(), rows.data(), n), SWE_OK);
+  ASSERT_EQ(swe_index_create(dims, SWE_DTYPE_INT8, &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> shared(x, swe_index_free);
+  ASSERT_EQ(swe_index_add(shared.get(), ids.data(), rows.data(), n), SWE_OK);
+  swe_search_params params = swe_search_default_params();
+  params.candidates = 50;
+  auto search = [&](const swe_index* index, int t, std::vector<uint64_t>* out) {
+    out->assign(k, 0);
+    std::vector<float> scores(k);
+    size_t got = 0;
+    return swe_index_search_with_params(index, rows.data() + t * dims, dims, k, &params, out->data(), scores.data(),
+                                        &got) == SWE_OK && got == k;
+  };
+  std::vector<std::vector<uint64_t>> expected(kThreads), got(kThreads);
+  for (int t = 0; t < kThreads; ++t) ASSERT_TRUE(search(reference.get(), t, &expected[t]));
+  std::atomic<int> waiting{kThreads};
+  std::vector<int> ok(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      waiting.fetch_sub(1);
+      while (waiting.load() > 0) {}  // all start at once
+      ok[t] = search(shared.get(), t, &got[t]);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_TRUE(ok[t]) << "thread " << t;
+    EXPECT_EQ(got[t], expected[t]) << "thread " << t;
+  }
 }
 
 std::string ParamName(const ::testing::TestParamInfo<CApiThreads::ParamType>& info) {
