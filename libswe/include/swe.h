@@ -280,11 +280,12 @@ SWE_API swe_status swe_index_search_batch(const swe_index * index, const float *
  *   query's (Hamming distance) are rescored exactly and the k best of those returned, with the same
  *   scores exact search gives them. It is much faster on large indexes but may miss hits: measured on a
  *   million int8 sentence vectors (docs/BENCHMARKS.md, bench/search_bench.cpp), k = 10 and N = 2000
- *   ran about 6x faster than exact search at recall@10 0.96; N = 100 about 7x at 0.76. N at or above
- *   the index's size is exact search. Small indexes (under ~10,000 entries) gain little.
+ *   ran 4-6x faster than exact search at recall@10 0.96; N = 100 6-7x at 0.76. N at or above the
+ *   index's size is exact search. Small indexes (under ~10,000 entries) gain little.
  *   The codes cost dims / 8 bytes per entry (+12.5% of an int8 index) and exist only once an
- *   approximate search has run: the first one builds them (O(size * dims), once; safe while other
- *   threads search), adding and removing keep them up to date afterwards. They are not saved. */
+ *   approximate search has run: the first one builds them (O(size * dims), about 0.5 s per million
+ *   entries, once; safe while other threads search), adding and removing keep them up to date
+ *   afterwards. They are not saved. */
 typedef struct swe_search_params {
     size_t candidates;
 } swe_search_params;
