@@ -8,11 +8,15 @@
 // one) into an int8 Index. Queries: 200 STS-B dev sentences (--queries: one per line). Measured, one
 // thread, median of R: a plain read of as many bytes as the int8 rows and scales ("bandwidth"), exact
 // search (Index::Search, k = 10), and SearchBinary with each number of candidates, with its recall@10
-// against the exact hits. With T threads: encode and exact search throughput on 1..T threads (wall
-// clock; the queries or texts split between threads). JSON lines on stdout, a summary on stderr.
+// against the exact hits; the index's memory before and after its binary codes exist (built by the
+// first SearchBinary, timed). Then the same comparison as users reach it, through the C API
+// (swe_index_search_batch_with_params, exact vs swe_search_params.candidates), on an index built with
+// swe_index_add. With T threads: encode and exact search throughput on 1..T threads (wall clock; the
+// queries or texts split between threads). JSON lines on stdout, a summary on stderr.
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "swe.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
 #include "swe/model_file.h"
@@ -143,7 +148,6 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> ids(n);
   for (size_t i = 0; i < n; ++i) ids[i] = i;
   Check(index->AddBatch(ids.data(), vectors.data(), n), "adding");
-  index->CenterCodes();
   std::vector<float> queries(nq * dims);
   swe::Encoder encoder(*model);
   for (size_t i = 0; i < nq; ++i) encoder.Encode(query_texts[i], queries.data() + i * dims);
@@ -169,6 +173,23 @@ int main(int argc, char** argv) {
   std::snprintf(line, sizeof line, "exact int8: %.2f ms/query, %.2fx the plain read", exact_s * 1e3, exact_s / read);
   Print("exact", "\"ms_per_query\": " + std::to_string(exact_s * 1e3) + ", \"over_read\": " +
                      std::to_string(exact_s / read), line);
+
+  // Memory: an index that never searched approximately has no codes; the first SearchBinary builds them.
+  const size_t without_codes = index->MemoryBytes();
+  {
+    std::vector<swe::SearchHit> hits;
+    const double start = WallSeconds();
+    Check(index->SearchBinary(queries.data(), 10, 10, &hits), "first binary search");
+    const double build = WallSeconds() - start;
+    const size_t with_codes = index->MemoryBytes();
+    std::snprintf(line, sizeof line,
+                  "index memory: %.1f MB without codes, %.1f MB with (+%.1f%%); the first binary search built them "
+                  "in %.0f ms", without_codes / 1e6, with_codes / 1e6, 100.0 * (with_codes - without_codes) / without_codes,
+                  build * 1e3);
+    Print("memory", "\"bytes_without_codes\": " + std::to_string(without_codes) + ", \"bytes_with_codes\": " +
+                        std::to_string(with_codes) + ", \"first_binary_search_ms\": " + std::to_string(build * 1e3),
+          line);
+  }
 
   for (size_t c : o.candidates) {
     std::vector<std::vector<swe::SearchHit>> approx(nq);
@@ -199,6 +220,45 @@ int main(int argc, char** argv) {
     }, WallSeconds);
     std::snprintf(line, sizeof line, "exact search on %zu thread(s): %.1f queries/s", t, nq / s);
     Print("threads", "\"threads\": " + std::to_string(t) + ", \"queries_per_s\": " + std::to_string(nq / s), line);
+  }
+  // The public path: the C API on its own index of the same vectors (the core one freed first).
+  index.reset();
+  {
+    swe_index* handle = nullptr;
+    auto check = [](swe_status s, const char* what) {
+      if (s != SWE_OK) Die(std::string(what) + ": " + swe_last_error());
+    };
+    check(swe_index_create(dims, SWE_DTYPE_INT8, &handle), "swe_index_create");
+    check(swe_index_add(handle, ids.data(), vectors.data(), n), "swe_index_add");
+    const size_t k = 10;
+    std::vector<uint64_t> exact_ids(nq * k), got_ids(nq * k);
+    std::vector<float> scores(nq * k);
+    std::vector<size_t> exact_counts(nq), got_counts(nq);
+    auto run = [&](size_t candidates, std::vector<uint64_t>* out_ids, std::vector<size_t>* counts) {
+      swe_search_params params = swe_search_default_params();
+      params.candidates = candidates;
+      check(swe_index_search_batch_with_params(handle, queries.data(), nq, dims, k, -INFINITY, &params, out_ids->data(),
+                                               scores.data(), counts->data()), "swe_index_search_batch_with_params");
+    };
+    const double api_exact = Median(o, [&] { run(0, &exact_ids, &exact_counts); }) / nq;
+    std::snprintf(line, sizeof line, "C API exact: %.2f ms/query", api_exact * 1e3);
+    Print("api_exact", "\"ms_per_query\": " + std::to_string(api_exact * 1e3), line);
+    for (size_t c : o.candidates) {
+      const double s = Median(o, [&] { run(c, &got_ids, &got_counts); }) / nq;
+      size_t found = 0, total = 0;
+      for (size_t q = 0; q < nq; ++q) {
+        const std::set<uint64_t> truth(exact_ids.begin() + q * k, exact_ids.begin() + q * k + exact_counts[q]);
+        for (size_t i = 0; i < got_counts[q]; ++i) found += truth.count(got_ids[q * k + i]);
+        total += truth.size();
+      }
+      const double recall = double(found) / total;
+      std::snprintf(line, sizeof line, "C API candidates = %zu: %.3f ms/query, %.1fx faster than exact, recall@10 %.3f", c,
+                    s * 1e3, api_exact / s, recall);
+      Print("api_binary", "\"candidates\": " + std::to_string(c) + ", \"ms_per_query\": " + std::to_string(s * 1e3) +
+                              ", \"speedup\": " + std::to_string(api_exact / s) + ", \"recall_at_10\": " +
+                              std::to_string(recall), line);
+    }
+    swe_index_free(handle);
   }
   return 0;
 }

@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kIndexUsage =
     "usage: swe index build MODEL --docs FILE -o INDEX [--dtype f32|int8] [--dims N]\n"
     "       swe index add MODEL INDEX --docs FILE [-o OUT]\n"
-    "       swe index query MODEL INDEX [-k N] [--min-score S] [--json] [QUERY...]\n"
+    "       swe index query MODEL INDEX [-k N] [--min-score S] [--candidates N] [--json] [QUERY...]\n"
     "       swe index get INDEX ID...\n"
     "       swe index ids INDEX\n"
     "       swe index remove INDEX ID... [-o OUT]\n"
@@ -36,7 +36,7 @@ constexpr const char* kIndexUsage =
     "  -o, --output OUT   where build writes the index; add and remove write INDEX itself unless given\n"
     "  --dtype f32|int8   how build stores vectors (default f32; int8 is 4x smaller)\n"
     "  --dims N           build: keep only the first N dimensions\n"
-    "  -k N, --min-score S, --json   query: as for 'swe search'\n";
+    "  -k N, --min-score S, --candidates N, --json   query: as for 'swe search'\n";
 
 int32_t ParseDtype(const util::ParsedArgs& parsed, const std::string& command) {
   const std::string name = parsed.get("dtype", "f32");
@@ -137,7 +137,8 @@ int RunAdd(const Args& args) {
 int RunQuery(const Args& args) {
   const std::string command = "swe index query";
   util::ParsedArgs parsed = Parse(
-      args, {{"docs", 0, true}, {"k", 'k', true}, {"min-score", 0, true}, {"json", 0, false}}, command);
+      args, {{"docs", 0, true}, {"k", 'k', true}, {"min-score", 0, true}, {"candidates", 0, true},
+             {"json", 0, false}}, command);
   if (parsed.help) return 0;
   if (parsed.positional.size() < 2) throw util::UsageError("expected MODEL INDEX", command);
   QueryOptions options = ParseQueryOptions(parsed, command);

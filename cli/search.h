@@ -12,10 +12,11 @@ namespace swe::cli {
 struct QueryOptions {
   size_t k = 5;
   float min_score = -1;  // every cosine is >= -1
+  size_t candidates = 0;  // 0: exact search; else approximate, rescoring this many (swe_search_params)
   bool json = false;
 };
 
-// -k, --min-score and --json as `command` got them.
+// -k, --min-score, --candidates and --json as `command` got them.
 QueryOptions ParseQueryOptions(const util::ParsedArgs& parsed, const std::string& command);
 
 // Answers the queries given as parsed.positional[first..], or else each non-blank line of stdin as it

@@ -94,6 +94,14 @@ export interface SearchOptions {
 
 export interface RankOptions extends EncodeOptions, SearchOptions {}
 
+export interface IndexSearchOptions extends SearchOptions {
+  /**
+   * 0 (default): exact search. N (at least k): approximate search, much faster on large indexes but it
+   * may miss hits: entries are ranked by 1-bit codes and the N best rescored exactly.
+   */
+  candidates?: number;
+}
+
 export interface RankedText {
   /** Position of the text in the array given. */
   index: number;
@@ -218,11 +226,11 @@ export class Index<ResultId extends number | bigint = number> {
    * The k (default 10) best entries for a text or a vector, best first; ties by ascending id. No hits
    * for a query without a known word (a zero vector).
    */
-  search(query: string | Float32Array, k?: number, options?: SearchOptions): SearchHit<ResultId>[];
-  search(query: string | Float32Array, options: SearchOptions & { k?: number }): SearchHit<ResultId>[];
+  search(query: string | Float32Array, k?: number, options?: IndexSearchOptions): SearchHit<ResultId>[];
+  search(query: string | Float32Array, options: IndexSearchOptions & { k?: number }): SearchHit<ResultId>[];
   /** search() for each query at once: one hit array per query. */
-  searchBatch(queries: readonly string[], k?: number, options?: SearchOptions): SearchHit<ResultId>[][];
-  searchBatch(queries: readonly string[], options: SearchOptions & { k?: number }): SearchHit<ResultId>[][];
+  searchBatch(queries: readonly string[], k?: number, options?: IndexSearchOptions): SearchHit<ResultId>[][];
+  searchBatch(queries: readonly string[], options: IndexSearchOptions & { k?: number }): SearchHit<ResultId>[][];
   /** Removes an entry (an integer id, or a document's string id); false when it was not there. */
   remove(id: Id | string): boolean;
   has(id: Id | string): boolean;

@@ -6,9 +6,11 @@
 #include <kj/exception.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -25,6 +27,10 @@ namespace swe {
 
 struct Index::Slots {
   std::unordered_map<uint64_t, size_t> position;
+  // The binary codes: built once under the lock by the first SearchBinary (searches may run
+  // concurrently), read without it after `codes_ready` is seen set (acquire/release).
+  std::mutex codes_mutex;
+  std::atomic<bool> codes_ready{false};
 };
 
 namespace {
@@ -157,11 +163,18 @@ Status Index::Add(uint64_t id, const float* vector) {
     NormalizeL2(unit.data(), dims_);
     scales_[pos] = QuantizeRow(unit.data(), dims_, i8_.data() + pos * dims_);
   }
-  SetBits(pos);
+  if (binary_enabled()) {
+    // The center drifts as the index grows: re-centre when it has doubled (amortised O(1) per Add).
+    if (ids_.size() >= 2 * centred_on_) {
+      BuildCodes();
+    } else {
+      SetBits(pos);
+    }
+  }
   return Status::Ok();
 }
 
-void Index::SetBits(size_t pos) {
+void Index::SetBits(size_t pos) const {
   const size_t words = hamming::Words(dims_);
   if (bits_.size() < (pos + 1) * words) bits_.resize((pos + 1) * words);
   const float* center = center_.empty() ? nullptr : center_.data();
@@ -172,18 +185,37 @@ void Index::SetBits(size_t pos) {
   }
 }
 
-void Index::CenterCodes() {
+void Index::BuildCodes() const {
   const size_t count = ids_.size();
-  if (count == 0) return;
   std::vector<double> sum(dims_, 0.0);
-  for (size_t pos = 0; pos < count; ++pos) {
-    for (uint32_t j = 0; j < dims_; ++j) {
-      sum[j] += dtype_ == DType::kF32 ? f32_[pos * dims_ + j] : i8_[pos * dims_ + j] * double{scales_[pos]};
+  for (size_t pos = 0; pos < count; ++pos) {  // one loop per dtype: each vectorises
+    if (dtype_ == DType::kF32) {
+      const float* row = f32_.data() + pos * dims_;
+      for (uint32_t j = 0; j < dims_; ++j) sum[j] += row[j];
+    } else {
+      const int8_t* row = i8_.data() + pos * dims_;
+      const double scale = scales_[pos];
+      for (uint32_t j = 0; j < dims_; ++j) sum[j] += row[j] * scale;
     }
   }
-  center_.resize(dims_);
-  for (uint32_t j = 0; j < dims_; ++j) center_[j] = static_cast<float>(sum[j] / count);
+  center_.assign(dims_, 0.0f);
+  for (uint32_t j = 0; count > 0 && j < dims_; ++j) center_[j] = static_cast<float>(sum[j] / count);
+  bits_.assign(count * hamming::Words(dims_), 0);
   for (size_t pos = 0; pos < count; ++pos) SetBits(pos);
+  centred_on_ = count;
+}
+
+void Index::EnableBinary() {
+  BuildCodes();
+  slots_->codes_ready.store(true, std::memory_order_release);
+}
+
+bool Index::binary_enabled() const { return slots_->codes_ready.load(std::memory_order_acquire); }
+
+size_t Index::MemoryBytes() const {
+  std::lock_guard<std::mutex> lock(slots_->codes_mutex);  // a first SearchBinary may be building codes
+  return ids_.capacity() * sizeof(uint64_t) + f32_.capacity() * sizeof(float) + i8_.capacity() +
+         scales_.capacity() * sizeof(float) + bits_.capacity() * sizeof(uint64_t) + center_.capacity() * sizeof(float);
 }
 
 Status Index::AddBatch(const uint64_t* ids, const float* vectors, size_t n) {
@@ -209,11 +241,13 @@ Status Index::Remove(uint64_t id) {
       std::copy_n(i8_.data() + last * dims_, dims_, i8_.data() + pos * dims_);
       scales_[pos] = scales_[last];
     }
-    const size_t words = hamming::Words(dims_);
-    std::copy_n(bits_.data() + last * words, words, bits_.data() + pos * words);
+    if (binary_enabled()) {
+      const size_t words = hamming::Words(dims_);
+      std::copy_n(bits_.data() + last * words, words, bits_.data() + pos * words);
+    }
   }
   ids_.pop_back();
-  bits_.resize(last * hamming::Words(dims_));
+  if (binary_enabled()) bits_.resize(last * hamming::Words(dims_));
   if (dtype_ == DType::kF32) {
     f32_.resize(last * dims_);
   } else {
@@ -269,11 +303,18 @@ Status Index::SearchBinary(const float* query, size_t k, size_t candidates, std:
   k = std::min(k, count);
   if (k == 0) return Status::Ok();
   candidates = std::min(candidates, count);  // no allocation or selection past the index's size
+  if (!binary_enabled()) {
+    std::lock_guard<std::mutex> lock(slots_->codes_mutex);
+    if (!slots_->codes_ready.load(std::memory_order_relaxed)) {
+      BuildCodes();
+      slots_->codes_ready.store(true, std::memory_order_release);
+    }
+  }
   std::vector<float> unit(query, query + dims_);
   NormalizeL2(unit.data(), dims_);
   const size_t words = hamming::Words(dims_);
   std::vector<uint64_t> code(words);
-  hamming::SignBits(unit.data(), center_.empty() ? nullptr : center_.data(), dims_, code.data());
+  hamming::SignBits(unit.data(), center_.data(), dims_, code.data());
   std::vector<int8_t> q;
   float scale = 0;
   if (dtype_ == DType::kInt8) {
@@ -419,7 +460,6 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
       }
       if (!ScalesFitUnitRows(index->scales_)) return Corrupt("index: a scale is negative, non-finite or too large");
     }
-    for (size_t i = 0; i < count; ++i) index->SetBits(i);
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());
     index->model_checksum_ = root.getModelChecksum();

@@ -161,10 +161,13 @@ export class Index {
    * [{id, score}], score the cosine similarity, and a document's text and metadata when it has one.
    * Equal scores are ordered by ascending entry id. A query with no known word (a zero vector) has no
    * hits; options.minScore drops hits scoring below it. The second argument may also be { k, minScore }.
+   * options.candidates = N (at least k) searches approximately, much faster on large indexes but it may
+   * miss hits: every entry is ranked by a 1-bit code per dimension and the N best are rescored exactly
+   * (the C API's swe_search_params; the first such search builds the codes, dims / 8 bytes per entry).
    */
   search(query, k = 10, options = {}) {
-    let minScore;
-    [k, minScore] = searchArgs(k, options, 'search');
+    let minScore, candidates;
+    [k, minScore, candidates] = searchArgs(k, options, 'search');
     const wasm = this.#wasm;
     const handle = this.#handle();
     const dims = this.dims;
@@ -179,12 +182,14 @@ export class Index {
     }
     k = Math.min(k, this.size);
     if (k === 0) return [];
-    const idsAt = 16;
+    const idsAt = 16;  // p: swe_search_params (one size_t), p + 8: the hit count
     const scoresAt = idsAt + 8 * k;
     const queryAt = scoresAt + align8(4 * k);
     const found = wasm.withScratch(queryAt + 4 * dims, (p) => {
       new Float32Array(wasm.u8.buffer, p + queryAt, dims).set(vector);
-      wasm.check(wasm.m._swe_index_search(handle, p + queryAt, dims, k, p + idsAt, p + scoresAt, p + 8), 'search');
+      new Uint32Array(wasm.u8.buffer, p, 1)[0] = candidates;
+      wasm.check(wasm.m._swe_index_search_with_params(handle, p + queryAt, dims, k, p, p + idsAt, p + scoresAt, p + 8),
+                 'search');
       const n = new Uint32Array(wasm.u8.buffer, p + 8, 1)[0];
       return readHits(wasm, p + idsAt, p + scoresAt, n, minScore);
     });
@@ -194,20 +199,23 @@ export class Index {
   /** search() for each text of `queries` at once: an array of hit arrays, one per query. */
   searchBatch(queries, k = 10, options = {}) {
     const list = checkTexts(queries, 'searchBatch');
-    let minScore;
-    [k, minScore] = searchArgs(k, options, 'searchBatch');
+    let minScore, candidates;
+    [k, minScore, candidates] = searchArgs(k, options, 'searchBatch');
     k = Math.min(k, this.size);
     if (k === 0) return list.map(() => []);
     const wasm = this.#wasm;
     const handle = this.#handle();
     const dims = this.dims;
     const found = [];
-    // Room per query (the "extra" of encodeChunks): k ids, k scores and a count (size_t: 4 bytes).
-    this.#model.encodeChunks(list, dims, 12 * k + 4, (start, count, vectors, extra) => {
+    // Room per query (the "extra" of encodeChunks): k ids, k scores and a count (size_t: 4 bytes), and 4
+    // bytes more for the chunk's swe_search_params (one size_t).
+    this.#model.encodeChunks(list, dims, 12 * k + 8, (start, count, vectors, extra) => {
       const scoresAt = extra + 8 * k * count;
       const countsAt = scoresAt + 4 * k * count;
-      wasm.check(wasm.m._swe_index_search_batch(handle, vectors, count, dims, k, minScore, extra, scoresAt, countsAt),
-                 'searchBatch');
+      const paramsAt = countsAt + 4 * count;
+      new Uint32Array(wasm.u8.buffer, paramsAt, 1)[0] = candidates;
+      wasm.check(wasm.m._swe_index_search_batch_with_params(handle, vectors, count, dims, k, minScore, paramsAt, extra,
+                                                            scoresAt, countsAt), 'searchBatch');
       const counts = new Uint32Array(wasm.u8.buffer, countsAt, count);
       for (let q = 0; q < count; ++q) found.push(readHits(wasm, extra + 8 * k * q, scoresAt + 4 * k * q, counts[q], minScore));
     });
@@ -339,13 +347,19 @@ function checkDocs(docs) {
   return parts;
 }
 
-// [k, minScore] from search()'s arguments (k may be an object { k, minScore }).
+// [k, minScore, candidates] from search()'s arguments (k may be an object { k, minScore, candidates }).
+// candidates: 0 for exact search, else at least k (capped at 2^32 - 1: wasm's size_t; no index is larger).
 function searchArgs(k, options, what) {
   if (k !== null && typeof k === 'object') [k, options] = [k.k ?? 10, k];
   if (!Number.isInteger(k) || k < 0) throw new TypeError(`${what}: k must be a non-negative integer`);
   const minScore = options.minScore ?? -Infinity;
   if (typeof minScore !== 'number' || Number.isNaN(minScore)) throw new TypeError(`${what}: options.minScore must be a number`);
-  return [k, minScore];
+  const candidates = options.candidates ?? 0;
+  if (!Number.isSafeInteger(candidates) || candidates < 0 || (candidates > 0 && candidates < k)) {
+    throw new TypeError(`${what}: options.candidates must be 0 (exact search) or an integer of at least k (${k}), ` +
+                        `got ${String(candidates)}`);
+  }
+  return [k, minScore, Math.min(candidates, 0xffffffff)];
 }
 
 // [[entry id, score], ...] of n hits at idsPtr / scoresPtr, those scoring at least minScore.

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
 import { Index, Model, SweError, loadModel, version } from '../src/index.js';
-import { fixtureModels, jsRoot, repoRoot } from './helpers.js';
+import { defaultModel, fixtureModels, jsRoot, repoRoot, stsSentences } from './helpers.js';
 
 const models = fixtureModels();
 const path = models.f32;
@@ -228,6 +228,43 @@ test('index: int8 storage, bigint ids, addVectors and argument errors', async ()
   numbers.add([big], ['x man']);
   assert.throws(() => numbers.search('man', 1), /bigint/);
   numbers.dispose();
+  index.dispose();
+  model.dispose();
+});
+
+test('index: approximate search with options.candidates', async () => {
+  // Real vectors (the default model, STS-B dev sentences): 1,400 entries, 40 other sentences as queries.
+  const model = await loadModel(readFileSync(defaultModel));
+  const sentences = stsSentences();
+  const docs = sentences.slice(0, 1400), queries = sentences.slice(1400, 1440);
+  const index = model.createIndex({ dtype: 'int8' });
+  index.add(docs.map((_, i) => i), docs);
+  const k = 10;
+  let found = 0;
+  for (const q of queries) {
+    const exact = index.search(q, k);
+    // Every entry a candidate: exact search, bit for bit.
+    assert.deepEqual(index.search(q, { k, candidates: docs.length }), exact);
+    assert.deepEqual(index.search(q, k, { candidates: 1e12 }), exact);
+    const approx = index.search(q, k, { candidates: 100 });
+    assert.equal(approx.length, k);
+    const all = new Map(index.search(q, docs.length).map((h) => [h.id, h.score]));
+    for (const h of approx) assert.equal(h.score, all.get(h.id));  // exact scores of the hits it found
+    const truth = new Set(exact.map((h) => h.id));
+    found += approx.filter((h) => truth.has(h.id)).length;
+  }
+  // Measured 0.84 (and 0.38 with 10 candidates: the path is approximate, not exact search renamed).
+  const recall = found / (k * queries.length);
+  assert.ok(recall >= 0.7 && recall <= 1, `recall@10 at 100 of 1,400 candidates: ${recall}`);
+  const fewest = queries.map((q) => index.search(q, k, { candidates: k }));
+  assert.ok(fewest.some((hits, i) => hits.some((h, j) => h.id !== index.search(queries[i], k)[j].id)));
+  // searchBatch: each query as search() answers it, minScore applied after.
+  const batch = index.searchBatch(queries, { k, candidates: 100, minScore: 0.5 });
+  queries.forEach((q, i) => assert.deepEqual(batch[i], index.search(q, k, { candidates: 100, minScore: 0.5 })));
+  for (const bad of [5, -1, 1.5, '100', Number.MAX_VALUE]) {
+    assert.throws(() => index.search(queries[0], k, { candidates: bad }), /candidates/);
+    assert.throws(() => index.searchBatch(queries, { k, candidates: bad }), /candidates/);
+  }
   index.dispose();
   model.dispose();
 });

@@ -26,6 +26,10 @@ async function use(): Promise<void> {
   const doc: Doc = index.get('a');
   const ids: (number | string)[] = index.ids();
   const batch: SearchHit[][] = index.searchBatch(['q', 'r'], { k: 3, minScore: 0.2 });
+  const approx: SearchHit[] = index.search('q', { k: 3, candidates: 30 });
+  const approxBatch: SearchHit[][] = index.searchBatch(['q'], 3, { candidates: 30, minScore: 0 });
+  // @ts-expect-error: candidates is the index's option, not rank's
+  model.rank('q', ['a'], { candidates: 30 });
   const stored: string | undefined = batch[0][0].text;
   const removed: boolean = index.remove('a') && index.has(2) && index.docCount > 0;
   const score: number = cosine(vectors, vectors) + similarityMatrix(vectors, 4)[0] + kmeans(vectors, 4, 1).inertia;
@@ -34,6 +38,6 @@ async function use(): Promise<void> {
   const docs: number[][] = await embeddings.embedDocuments(['a']);
   const query: number[] = await embeddings.embedQuery('a');
   console.log(knownWords, ranked, top, kept, texts, groups, clusters, matrix, hits, more, score, dupes, docs, query,
-              doc, ids, stored, removed);
+              doc, ids, stored, removed, approx, approxBatch);
 }
 void use;

@@ -222,7 +222,8 @@ SWE_API swe_status swe_model_analyze_text(const swe_model * model, const char * 
 /* ---- index ------------------------------------------------------------------------------------- */
 
 /* A flat, exact cosine index of (uint64 id, vector) entries. Vectors are L2-normalised when added;
- * equal scores are ordered by ascending id. */
+ * equal scores are ordered by ascending id. Large indexes can also be searched approximately, much
+ * faster (swe_search_params). */
 typedef struct swe_index swe_index;
 
 /* A new empty index of `dims`-dimensional vectors stored as SWE_DTYPE_F32 or SWE_DTYPE_INT8. */
@@ -271,6 +272,39 @@ SWE_API swe_status swe_index_search(const swe_index * index, const float * query
 SWE_API swe_status swe_index_search_batch(const swe_index * index, const float * queries, size_t n_queries,
                                           uint32_t query_dims, size_t k, float min_score, uint64_t * out_ids,
                                           float * out_scores, size_t * out_counts);
+
+/* How swe_index_search_with_params() and swe_index_search_batch_with_params() search.
+ *
+ * candidates = 0 (the default): exact search, as swe_index_search().
+ * candidates = N (at least k): approximate "binary" search. Every entry also gets a 1-bit-per-dimension
+ *   code (above or below the mean of the index's vectors); the N entries whose codes are nearest the
+ *   query's (Hamming distance) are rescored exactly and the k best of those returned, with the same
+ *   scores exact search gives them. It is much faster on large indexes but may miss hits: measured on a
+ *   million int8 sentence vectors (docs/BENCHMARKS.md, bench/search_bench.cpp), k = 10 and N = 2000
+ *   ran 4-6x faster than exact search at recall@10 0.96; N = 100 6-7x at 0.76. N at or above the
+ *   index's size is exact search. Small indexes (under ~10,000 entries) gain little.
+ *   The codes cost dims / 8 bytes per entry (+12.5% of an int8 index) and exist only once an
+ *   approximate search has run: the first one builds them (O(size * dims), about 0.5 s per million
+ *   entries, once; safe while other threads search), adding and removing keep them up to date
+ *   afterwards. They are not saved. */
+typedef struct swe_search_params {
+    size_t candidates;
+} swe_search_params;
+
+/* Defaults: exact search (candidates = 0). */
+SWE_API swe_search_params swe_search_default_params(void);
+
+/* swe_index_search() with `params` (NULL = defaults). Fails with SWE_ERR_INVALID_ARGUMENT when
+ * params->candidates is neither 0 nor at least k. */
+SWE_API swe_status swe_index_search_with_params(const swe_index * index, const float * query, uint32_t query_dims,
+                                                size_t k, const swe_search_params * params, uint64_t * out_ids,
+                                                float * out_scores, size_t * out_n);
+
+/* swe_index_search_batch() with `params` (NULL = defaults). */
+SWE_API swe_status swe_index_search_batch_with_params(const swe_index * index, const float * queries,
+                                                      size_t n_queries, uint32_t query_dims, size_t k,
+                                                      float min_score, const swe_search_params * params,
+                                                      uint64_t * out_ids, float * out_scores, size_t * out_counts);
 
 /* The ids of all entries, in storage order (which adding and removing change): pass out_ids = NULL to
  * ask for their number (*out_n) only; otherwise `capacity` must be at least that number. */

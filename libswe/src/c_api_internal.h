@@ -59,9 +59,12 @@ bool ValidText(const char* data, size_t size);
 std::string_view View(const char* data, size_t size);
 // SWE_ERR_INVALID_ARGUMENT unless a query has the index's dims.
 swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims);
-// The up to k hits of one query scoring at least min_score; none for the zero vector.
-swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, uint64_t* out_ids,
-                     float* out_scores, size_t* out_n);
+// The up to k hits of one query scoring at least min_score; none for the zero vector. `candidates`:
+// 0 for exact search, else binary search rescoring that many (swe_search_params).
+swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, size_t candidates,
+                     uint64_t* out_ids, float* out_scores, size_t* out_n);
+// SWE_ERR_INVALID_ARGUMENT unless params (NULL = defaults) suit a search for k hits; *candidates gets its count.
+swe_status CheckSearchParams(const swe_search_params* params, size_t k, size_t* candidates);
 
 }  // namespace swe::capi
 

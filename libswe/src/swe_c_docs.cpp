@@ -20,15 +20,16 @@ swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims) {
                                             std::to_string(index.index->dims()));
 }
 
-swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, uint64_t* out_ids,
-                     float* out_scores, size_t* out_n) {
+swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, size_t candidates,
+                     uint64_t* out_ids, float* out_scores, size_t* out_n) {
   *out_n = 0;
   const uint32_t dims = index.index->dims();
   bool zero = true;
   for (uint32_t j = 0; j < dims && zero; ++j) zero = query[j] == 0.0f;
   if (k == 0 || zero) return SWE_OK;  // a text with no known word is similar to nothing
   std::vector<swe::SearchHit> hits;
-  swe_status s = FromStatus(index.index->Search(query, k, &hits));
+  swe_status s = FromStatus(candidates == 0 ? index.index->Search(query, k, &hits)
+                                            : index.index->SearchBinary(query, k, candidates, &hits));
   if (s != SWE_OK) return s;
   size_t n = 0;
   for (size_t i = 0; i < hits.size() && n < k && hits[i].score >= min_score; ++i, ++n) {
@@ -36,6 +37,15 @@ swe_status SearchOne(const swe_index& index, const float* query, size_t k, float
     out_scores[n] = hits[i].score;
   }
   *out_n = n;
+  return SWE_OK;
+}
+
+swe_status CheckSearchParams(const swe_search_params* params, size_t k, size_t* candidates) {
+  *candidates = params ? params->candidates : 0;
+  if (*candidates != 0 && *candidates < k) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, "candidates must be 0 (exact search) or at least k (" + std::to_string(k) +
+                                              "), not " + std::to_string(*candidates));
+  }
   return SWE_OK;
 }
 
@@ -64,15 +74,25 @@ extern "C" {
 swe_status swe_index_search_batch(const swe_index* index, const float* queries, size_t n_queries, uint32_t query_dims,
                                   size_t k, float min_score, uint64_t* out_ids, float* out_scores,
                                   size_t* out_counts) {
+  return swe_index_search_batch_with_params(index, queries, n_queries, query_dims, k, min_score, nullptr, out_ids,
+                                            out_scores, out_counts);
+}
+
+swe_status swe_index_search_batch_with_params(const swe_index* index, const float* queries, size_t n_queries,
+                                              uint32_t query_dims, size_t k, float min_score,
+                                              const swe_search_params* params, uint64_t* out_ids, float* out_scores,
+                                              size_t* out_counts) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_search_batch: index is NULL");
     SWE_CHECK_ARG(n_queries == 0 || (queries && out_counts), "swe_index_search_batch: NULL queries or counts");
     SWE_CHECK_ARG(n_queries == 0 || k == 0 || (out_ids && out_scores), "swe_index_search_batch: NULL output arrays");
     SWE_CHECK_ARG(!std::isnan(min_score), "swe_index_search_batch: min_score is NaN");
-    swe_status s = swe::capi::CheckQueryDims(*index, query_dims);
+    size_t candidates = 0;
+    swe_status s = swe::capi::CheckSearchParams(params, k, &candidates);
+    if (s == SWE_OK) s = swe::capi::CheckQueryDims(*index, query_dims);
     for (size_t q = 0; q < n_queries && s == SWE_OK; ++q) {
-      s = swe::capi::SearchOne(*index, queries + q * query_dims, k, min_score, out_ids + q * k, out_scores + q * k,
-                               &out_counts[q]);
+      s = swe::capi::SearchOne(*index, queries + q * query_dims, k, min_score, candidates, out_ids + q * k,
+                               out_scores + q * k, &out_counts[q]);
     }
     return s;
   });

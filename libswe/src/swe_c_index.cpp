@@ -102,15 +102,25 @@ int32_t swe_index_contains(const swe_index* index, uint64_t id) {
   return index != nullptr && index->index->Contains(id) ? 1 : 0;
 }
 
+swe_search_params swe_search_default_params(void) { return swe_search_params{0}; }
+
 swe_status swe_index_search(const swe_index* index, const float* query, uint32_t query_dims, size_t k,
                             uint64_t* out_ids, float* out_scores, size_t* out_n) {
+  return swe_index_search_with_params(index, query, query_dims, k, nullptr, out_ids, out_scores, out_n);
+}
+
+swe_status swe_index_search_with_params(const swe_index* index, const float* query, uint32_t query_dims, size_t k,
+                                        const swe_search_params* params, uint64_t* out_ids, float* out_scores,
+                                        size_t* out_n) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && query && out_n, "swe_index_search: NULL index, query or count");
     *out_n = 0;
     SWE_CHECK_ARG(k == 0 || (out_ids && out_scores), "swe_index_search: NULL output arrays");
-    swe_status s = swe::capi::CheckQueryDims(*index, query_dims);
+    size_t candidates = 0;
+    swe_status s = swe::capi::CheckSearchParams(params, k, &candidates);
+    if (s == SWE_OK) s = swe::capi::CheckQueryDims(*index, query_dims);
     if (s != SWE_OK) return s;
-    return swe::capi::SearchOne(*index, query, k, -INFINITY, out_ids, out_scores, out_n);
+    return swe::capi::SearchOne(*index, query, k, -INFINITY, candidates, out_ids, out_scores, out_n);
   });
 }
 

@@ -5,6 +5,8 @@
 #include <sys/resource.h>
 
 #include <cstring>
+#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -73,6 +75,49 @@ TEST_F(CliTest, MinScoreAndJson) {
   EXPECT_EQ(j["tokens"][0]["vocabulary_word"], "the");
   EXPECT_EQ(j["tokens"][1]["match"], "unknown");
   EXPECT_EQ(j["tokens"][1]["row"], -1);
+}
+
+// --candidates N: approximate search. With every document a candidate it answers as exact search;
+// with fewer, its hits are documents with their exact scores; fewer than -k is a usage error.
+TEST_F(CliTest, CandidatesSearchApproximately) {
+  std::string docs;
+  for (size_t i = 0; i < 300; ++i) {  // 300 distinct texts of 3 to 5 of the model's words
+    for (size_t w = 0, n = 3 + i % 3; w < n; ++w) docs += (w ? " " : "") + kWords[(i * (w + 3) + w * w * 7 + i / 16) % kWords.size()];
+    docs += " " + std::to_string(i) + "\n";  // unknown to the model: keeps the lines distinct
+  }
+  WriteFile(*dir_ / "many.txt", docs);
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("many.txt"), "--dtype", "int8", "-o", P("many.swi")}).code, 0);
+  const std::string query = "stock market weather dog";
+  auto hits = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"index", "query", P("model.swe"), P("many.swi"), "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(query);
+    Result r = Run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json::parse(r.out)["hits"] : json::array();
+  };
+  const json exact = hits({"-k", "10"});
+  ASSERT_EQ(exact.size(), 10u);
+  EXPECT_EQ(hits({"-k", "10", "--candidates", "300"}), exact);
+  EXPECT_EQ(hits({"-k", "10", "--candidates", "100000"}), exact);
+  std::map<std::string, double> all;  // id -> exact score
+  for (const json& h : hits({"-k", "300"})) all[h["id"]] = h["score"];
+  const json approx = hits({"-k", "10", "--candidates", "12"});
+  ASSERT_EQ(approx.size(), 10u);
+  for (const json& h : approx) EXPECT_EQ(h["score"].get<double>(), all.at(h["id"])) << h;
+  // swe search takes it too, with --docs or --index.
+  Result r = Run({"search", P("model.swe"), "--index", P("many.swi"), "-k", "10", "--candidates", "300", "--json", query});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["hits"], exact);
+  r = Run({"search", P("model.swe"), "--docs", P("many.txt"), "-k", "3", "--candidates", "50", query});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out).size(), 4u) << r.out;
+  ExpectOneLineError(Run({"index", "query", P("model.swe"), P("many.swi"), "-k", "10", "--candidates", "5", "q"}), 2,
+                     "--candidates (5) must be at least -k (10)");
+  ExpectOneLineError(Run({"search", P("model.swe"), "--docs", P("many.txt"), "--candidates", "x", "q"}), 2,
+                     "--candidates");
+  r = Run({"search", "--help"});
+  EXPECT_NE(r.out.find("--candidates N"), std::string::npos);
 }
 
 TEST_F(CliTest, IndexKeepsItsDocuments) {

@@ -37,6 +37,10 @@ int main(void) {
     CHECK(swe_index_search(index, query, 4, 3, hit_ids, hit_scores, &n_hits) == SWE_OK);
     CHECK(n_hits == 3 && hit_ids[0] == 8 && fabsf(hit_scores[0] - 1.0f) < 1e-6f);
     CHECK(hit_ids[1] == 9 && fabsf(hit_scores[1] - 0.70710678f) < 1e-5f);
+    swe_search_params params = swe_search_default_params();
+    params.candidates = 3; /* approximate search, here with every entry a candidate: exact */
+    CHECK(swe_index_search_with_params(index, query, 4, 3, &params, hit_ids, hit_scores, &n_hits) == SWE_OK);
+    CHECK(n_hits == 3 && hit_ids[0] == 8 && hit_ids[1] == 9);
 
     uint8_t * bytes = NULL;
     size_t size = 0;

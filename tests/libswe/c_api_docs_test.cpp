@@ -1,5 +1,6 @@
 // libswe's C API: texts with no known word match nothing, the score floor, batch search, and the
 // documents (string ids, texts, JSON metadata) an index saves beside its vectors.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -124,6 +125,83 @@ TEST_F(CApiDocsTest, BatchSearchEqualsSingleAndAppliesTheFloor) {
   EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims + 1, k, 0, ids.data(), scores.data(),
                                    counts.data()),
             SWE_ERR_INVALID_ARGUMENT);
+}
+
+// swe_search_params: candidates = 0 (or NULL params) is exact search; a candidate count reaching the
+// index's size gives exact search's hits and scores; fewer candidates give a subset of the entries with
+// their exact scores; fewer candidates than k is refused.
+TEST_F(CApiDocsTest, ApproximateSearchParams) {
+  constexpr uint32_t dims = 64;
+  constexpr size_t n = 3000, k = 10;
+  swe_index* raw = nullptr;
+  ASSERT_EQ(swe_index_create(dims, SWE_DTYPE_INT8, &raw), SWE_OK);
+  IndexPtr index(raw);
+  uint32_t state = 12345;  // a small LCG: vectors with a shared offset, as sentence vectors have
+  auto next = [&state] { state = state * 1664525u + 1013904223u; return float(state >> 8) / float(1 << 24) - 0.5f; };
+  std::vector<float> rows(n * dims);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = next() + (i % dims < 8 ? 1.0f : 0.0f);
+  std::vector<uint64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = i * 7;
+  ASSERT_EQ(swe_index_add(index.get(), ids.data(), rows.data(), n), SWE_OK);
+  const float* query = rows.data() + 5 * dims;  // entry 35's vector
+
+  auto search = [&](const swe_search_params* params, std::vector<uint64_t>* out_ids, std::vector<float>* out_scores) {
+    out_ids->assign(k, 0), out_scores->assign(k, 0);
+    size_t got = 0;
+    const swe_status s = swe_index_search_with_params(index.get(), query, dims, k, params, out_ids->data(),
+                                                      out_scores->data(), &got);
+    out_ids->resize(got), out_scores->resize(got);
+    return s;
+  };
+  std::vector<uint64_t> exact_ids, got_ids;
+  std::vector<float> exact_scores, got_scores;
+  ASSERT_EQ(search(nullptr, &exact_ids, &exact_scores), SWE_OK);
+  ASSERT_EQ(exact_ids.size(), k);
+  EXPECT_EQ(exact_ids[0], 35u);
+  swe_search_params params = swe_search_default_params();
+  EXPECT_EQ(params.candidates, 0u);
+  ASSERT_EQ(search(&params, &got_ids, &got_scores), SWE_OK);
+  EXPECT_EQ(got_ids, exact_ids);
+  params.candidates = n;
+  ASSERT_EQ(search(&params, &got_ids, &got_scores), SWE_OK);
+  EXPECT_EQ(got_ids, exact_ids);
+  EXPECT_EQ(got_scores, exact_scores);
+  params.candidates = 50;
+  ASSERT_EQ(search(&params, &got_ids, &got_scores), SWE_OK) << swe_last_error();
+  ASSERT_EQ(got_ids.size(), k);
+  EXPECT_EQ(got_ids[0], 35u);  // the query itself is the nearest code too
+  // Every approximate hit has its exact score: compare with an exact search for all entries.
+  std::vector<uint64_t> all_ids(n);
+  std::vector<float> all_scores(n);
+  size_t all = 0;
+  ASSERT_EQ(swe_index_search(index.get(), query, dims, n, all_ids.data(), all_scores.data(), &all), SWE_OK);
+  for (size_t i = 0; i < got_ids.size(); ++i) {
+    const size_t at = std::find(all_ids.begin(), all_ids.end(), got_ids[i]) - all_ids.begin();
+    ASSERT_LT(at, n);
+    EXPECT_EQ(got_scores[i], all_scores[at]);
+  }
+  const std::vector<uint64_t> approx_ids = got_ids;
+  const std::vector<float> approx_scores = got_scores;
+  params.candidates = k - 1;
+  EXPECT_EQ(search(&params, &got_ids, &got_scores), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("at least k"), std::string::npos) << swe_last_error();
+
+  // The batch form: each query as the single search gives it; the score floor still applies.
+  params.candidates = 50;
+  std::vector<uint64_t> batch_ids(2 * k);
+  std::vector<float> batch_scores(2 * k);
+  size_t counts[2] = {0, 0};
+  ASSERT_EQ(swe_index_search_batch_with_params(index.get(), query, 2, dims, k, -INFINITY, &params, batch_ids.data(),
+                                               batch_scores.data(), counts), SWE_OK);
+  ASSERT_EQ(counts[0], k);
+  EXPECT_EQ(std::vector<uint64_t>(batch_ids.begin(), batch_ids.begin() + k), approx_ids);
+  ASSERT_EQ(swe_index_search_batch_with_params(index.get(), query, 1, dims, k, approx_scores[1], &params,
+                                               batch_ids.data(), batch_scores.data(), counts), SWE_OK);
+  EXPECT_GE(counts[0], 2u);
+  EXPECT_LT(counts[0], k);
+  params.candidates = 3;
+  EXPECT_EQ(swe_index_search_batch_with_params(index.get(), query, 1, dims, k, -INFINITY, &params, batch_ids.data(),
+                                               batch_scores.data(), counts), SWE_ERR_INVALID_ARGUMENT);
 }
 
 TEST_F(CApiDocsTest, DocumentsGetFindRemoveIds) {

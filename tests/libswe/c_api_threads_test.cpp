@@ -1,11 +1,13 @@
 // The C API's thread-safety promise (swe.h): one loaded model and one index, used from many threads at
 // once through every read-only call (encode, batch, similarity, analyze, info, search, contains,
-// check, save), give the single-threaded results bit for bit. In the ThreadSanitizer build (preset
+// check, save, approximate search), give the single-threaded results bit for bit; the threads share a
+// freshly loaded index, so its binary codes are built by whichever approximate search comes first. In the ThreadSanitizer build (preset
 // "tsan", run by scripts/test.sh) the same test also proves the calls free of data races.
 #include "swe.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -29,6 +31,8 @@ struct Reference {
   std::vector<std::vector<float>> vectors;       // per text
   std::vector<std::vector<uint64_t>> hit_ids;    // top 5 per text
   std::vector<std::vector<float>> hit_scores;
+  std::vector<std::vector<uint64_t>> binary_ids;  // top 3 of 4 candidates per text
+  std::vector<std::vector<float>> binary_scores;
   std::vector<size_t> tokens;                    // words per text
   std::vector<float> similarity;                 // text i vs text i + 1
   std::string info;
@@ -41,6 +45,8 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
   r->vectors.assign(n, std::vector<float>(kDims));
   r->hit_ids.assign(n, std::vector<uint64_t>(5));
   r->hit_scores.assign(n, std::vector<float>(5));
+  r->binary_ids.assign(n, std::vector<uint64_t>(3));
+  r->binary_scores.assign(n, std::vector<float>(3));
   r->tokens.assign(n, 0);
   r->similarity.assign(n, 0);
   std::vector<swe_text> batch;
@@ -57,6 +63,13 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
       return false;
     }
     r->hit_ids[i].resize(hits), r->hit_scores[i].resize(hits);
+    swe_search_params params = swe_search_default_params();
+    params.candidates = 4;
+    if (swe_index_search_with_params(index, r->vectors[i].data(), kDims, 3, &params, r->binary_ids[i].data(),
+                                     r->binary_scores[i].data(), &hits) != SWE_OK) {
+      return false;
+    }
+    r->binary_ids[i].resize(hits), r->binary_scores[i].resize(hits);
     if (swe_model_analyze_text(model, t.data(), t.size(), nullptr, 0, &r->tokens[i]) != SWE_OK) return false;
     const std::string& u = kTexts[(i + 1) % n];
     if (swe_model_compute_similarity(model, t.data(), t.size(), u.data(), u.size(), nullptr, &r->similarity[i]) !=
@@ -79,7 +92,8 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
 }
 
 bool Same(const Reference& a, const Reference& b) {
-  return a.vectors == b.vectors && a.hit_ids == b.hit_ids && a.hit_scores == b.hit_scores && a.tokens == b.tokens &&
+  return a.vectors == b.vectors && a.hit_ids == b.hit_ids && a.hit_scores == b.hit_scores &&
+         a.binary_ids == b.binary_ids && a.binary_scores == b.binary_scores && a.tokens == b.tokens &&
          a.similarity == b.similarity && a.info == b.info && a.index_bytes == b.index_bytes;
 }
 
@@ -108,18 +122,67 @@ TEST_P(CApiThreads, OneModelAndOneIndexFromManyThreads) {
 
   Reference expected;
   ASSERT_TRUE(Compute(model.get(), index.get(), &expected)) << swe_last_error();
+  // The same entries without codes yet: the first approximate search of some thread builds them.
+  ASSERT_EQ(swe_index_load_from_bytes(expected.index_bytes.data(), expected.index_bytes.size(), nullptr, &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> fresh(x, swe_index_free);
   std::vector<int> failures(kThreads, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < kRounds; ++round) {
         Reference got;
-        failures[t] += !Compute(model.get(), index.get(), &got) || !Same(got, expected);
+        failures[t] += !Compute(model.get(), fresh.get(), &got) || !Same(got, expected);
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+// The codes' lazy build itself under contention: threads released together all make their first
+// approximate search on an index large enough that building its codes takes a while, so several of
+// them ask for the codes while they are being built.
+TEST(CApiThreadsBinary, FirstApproximateSearchFromManyThreadsAtOnce) {
+  constexpr uint32_t dims = 32;
+  constexpr size_t n = 20000, k = 5;
+  std::vector<float> rows(n * dims);
+  uint32_t state = 7;
+  for (float& v : rows) v = float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.3f;
+  std::vector<uint64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = i;
+  swe_index* x = nullptr;
+  ASSERT_EQ(swe_index_create(dims, SWE_DTYPE_INT8, &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> reference(x, swe_index_free);
+  ASSERT_EQ(swe_index_add(reference.get(), ids.data(), rows.data(), n), SWE_OK);
+  ASSERT_EQ(swe_index_create(dims, SWE_DTYPE_INT8, &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> shared(x, swe_index_free);
+  ASSERT_EQ(swe_index_add(shared.get(), ids.data(), rows.data(), n), SWE_OK);
+  swe_search_params params = swe_search_default_params();
+  params.candidates = 50;
+  auto search = [&](const swe_index* index, int t, std::vector<uint64_t>* out) {
+    out->assign(k, 0);
+    std::vector<float> scores(k);
+    size_t got = 0;
+    return swe_index_search_with_params(index, rows.data() + t * dims, dims, k, &params, out->data(), scores.data(),
+                                        &got) == SWE_OK && got == k;
+  };
+  std::vector<std::vector<uint64_t>> expected(kThreads), got(kThreads);
+  for (int t = 0; t < kThreads; ++t) ASSERT_TRUE(search(reference.get(), t, &expected[t]));
+  std::atomic<int> waiting{kThreads};
+  std::vector<int> ok(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      waiting.fetch_sub(1);
+      while (waiting.load() > 0) {}  // all start at once
+      ok[t] = search(shared.get(), t, &got[t]);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_TRUE(ok[t]) << "thread " << t;
+    EXPECT_EQ(got[t], expected[t]) << "thread " << t;
+  }
 }
 
 std::string ParamName(const ::testing::TestParamInfo<CApiThreads::ParamType>& info) {

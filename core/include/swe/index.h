@@ -50,13 +50,19 @@ class Index {
   // The k best hits for `query` (dims() floats), best first; fewer when the index is smaller.
   Status Search(const float* query, size_t k, std::vector<SearchHit>* hits) const;
   // Approximate and much faster on large indexes: ranks every vector by the Hamming distance between
-  // its binary code and the query's (1 bit per dimension: above or below a center; kept beside the
-  // vectors, not saved), rescores the `candidates` nearest with Search's exact scores and returns the
-  // k best of those. Recall depends on the codes: call CenterCodes once the index holds its vectors.
+  // its binary code and the query's (1 bit per dimension: above or below a center), rescores the
+  // `candidates` nearest with Search's exact scores and returns the k best of those.
+  // The codes (dims / 8 bytes a vector, not saved) exist only once binary search is used: the first
+  // call builds them (under a lock, so concurrent searches are safe), centred on the mean of the
+  // vectors then; Add and Remove keep them up to date, and an Add that doubles the size the center was
+  // computed on re-centres them. An index that is never searched this way stores no codes.
   Status SearchBinary(const float* query, size_t k, size_t candidates, std::vector<SearchHit>* hits) const;
-  // Re-codes every vector around the mean of the stored ones (vectors added later use the same
-  // center). Embeddings share a common direction, so uncentered sign bits carry little information.
-  void CenterCodes();
+  // Builds the codes now (or rebuilds them around the current mean): moves the cost of the first
+  // SearchBinary out of the query. Needs exclusive access, like Add.
+  void EnableBinary();
+  bool binary_enabled() const;
+  // Bytes held by the stored vectors, ids, scales and codes (capacities; not the id -> position map).
+  size_t MemoryBytes() const;
   // Appends a .swe index file to `out`, with `docs` (entries of this index) when given and not empty.
   Status Save(std::vector<uint8_t>* out, int zstd_level = 3, const IndexDocs* docs = nullptr) const;
 
@@ -69,10 +75,14 @@ class Index {
   std::vector<float> f32_;      // size() * dims
   std::vector<int8_t> i8_;      // size() * dims
   std::vector<float> scales_;   // int8: size()
-  std::vector<uint64_t> bits_;  // size() * hamming::Words(dims): the binary codes, for SearchBinary
-  std::vector<float> center_;   // the codes' center: empty (zero) or dims
-  void SetBits(size_t pos);     // from the stored row
-  std::unique_ptr<Slots> slots_;  // id -> position
+  // The binary codes, built lazily by a const SearchBinary (hence mutable; guarded by slots_'s lock
+  // until built, then read-only for searches and changed only by Add/Remove/EnableBinary).
+  mutable std::vector<uint64_t> bits_;  // size() * hamming::Words(dims), or empty when not enabled
+  mutable std::vector<float> center_;   // dims, or empty when not enabled
+  mutable size_t centred_on_ = 0;       // the size the center was computed on
+  void BuildCodes() const;              // center on the current mean, code every row
+  void SetBits(size_t pos) const;       // from the stored row
+  std::unique_ptr<Slots> slots_;  // id -> position, and the codes' lock
   std::string model_name_;
   uint32_t model_checksum_ = 0;
 };
