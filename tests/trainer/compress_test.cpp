@@ -102,7 +102,9 @@ TEST(TrainerCompress, Mcr2KeepsClustersPcaLoses) {
               report.initial_rate_reduction, report.final_rate_reduction, separation(pca), separation(mcr));
   EXPECT_GT(report.final_rate_reduction, report.initial_rate_reduction + 0.1);
   EXPECT_LT(separation(pca), 0.6);
-  EXPECT_GT(separation(mcr), 0.8);
+  // The optimum MCR² reaches depends on float rounding: OpenBLAS's Haswell kernels give 0.95, its
+  // default ones on an AMD EPYC 0.78 (other steps/lr: 0.75-1.00). Chance is 0.25, PCA's 0.28.
+  EXPECT_GT(separation(mcr), 0.65);
   ASSERT_EQ(mcr.components.rows, 2u);
   ASSERT_EQ(mcr.components.cols, 6u);
   o.dims = 7;
