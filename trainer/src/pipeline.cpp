@@ -401,6 +401,7 @@ Status Runner::Refine(json* stats) {
     RefineOptions ro = r_.refine_options;
     ro.device = device;
     if (r_.train_new_rows) ro.frozen_rows = base_rows;
+    ro.log = [this](const std::string& line) { Log(line); };
     SWE_RETURN_IF_ERROR(RefineObjectives(objectives, ro, &table, &report));
     *stats = ReportStats(r_.objectives, report);
     (*stats)["data"] = data;

@@ -2,7 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <algorithm>
 #include <functional>
@@ -205,6 +207,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   const uint64_t steps_per_epoch = (splits[largest].train.size() - 2) / options.batch_size + 1;
   util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
   uint64_t step = 0;
+  const auto started = std::chrono::steady_clock::now();
   for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
     for (TermSplit& s : splits) s.pos = s.train.size();  // reshuffled at their first batch
     double total = 0;
@@ -241,6 +244,13 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
     double held_loss = EvaluateAll(terms, splits, weights, options.batch_size, &parts);
     report->train_loss.push_back(total / static_cast<double>(steps_per_epoch));
     report->heldout_loss.push_back(held_loss);
+    if (options.log) {
+      char line[160];
+      std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (%.1f s)", epoch,
+                    report->train_loss.back(), held_loss,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      options.log(line);
+    }
     if (held_loss < report->best_heldout) {
       report->best_heldout = held_loss;
       report->best_parts = parts;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct RefineOptions {
   // correction by the global step, as TF's LazyAdam), from sparse gradients; clipping is unchanged.
   // The cost of a step then follows the batch, not the table (a dense step touches every row).
   bool lazy_adam = false;
+  std::function<void(const std::string&)> log;  // optional: one line per epoch (held-out loss, seconds)
 };
 
 struct RefineData {
