@@ -324,6 +324,10 @@ TEST(TrainerMultilingual, BadKeysAreNamed) {
   has(error([](json& j) { j["compress"] = {{"method", "pca"}}; }), "excludes refine.train_rows 'new'");
   has(error([](json& j) { j["refine"]["objectives"][0]["data"][0]["skip"] = true; }),
       "unknown key 'refine.objectives[0].data[].skip'");
+  has(error([](json& j) { j["init"]["add_vocab"][0]["paths"][0]["max_lines"] = 5; }),
+      "unknown key 'init.add_vocab[0].paths[].max_lines'");
+  has(error([](json& j) { j["init"]["add_vocab"][0]["paths"] = json::array(); }),
+      "'init.add_vocab[0].paths' needs at least one file");
 }
 
 }  // namespace

@@ -7,19 +7,20 @@ namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
+// The data files at `where` (e.g. refine.objectives[1].data): paths or {"path", "max", "skip_malformed"}.
 Status ParseData(const json& data, const std::string& where, std::vector<TupleFile>* out) {
-  if (!data.is_array() || data.empty()) return InvalidArgument("recipe: '" + where + ".data' needs at least one file");
+  if (!data.is_array() || data.empty()) return InvalidArgument("recipe: '" + where + "' needs at least one file");
   for (const json& f : data) {
     TupleFile file;
     if (f.is_string()) {
       file.path = f.get<std::string>();
     } else {
-      SWE_RETURN_IF_ERROR(CheckRecipeKeys(f, where + ".data[]", {"path", "max", "skip_malformed"}));
+      SWE_RETURN_IF_ERROR(CheckRecipeKeys(f, where + "[]", {"path", "max", "skip_malformed"}));
       Get(f, "path", &file.path);
       Get(f, "max", &file.max);
       Get(f, "skip_malformed", &file.skip_malformed);
     }
-    if (file.path.empty()) return InvalidArgument("recipe: '" + where + ".data' has an entry without a path");
+    if (file.path.empty()) return InvalidArgument("recipe: '" + where + "' has an entry without a path");
     out->push_back(file);
   }
   return Status::Ok();
@@ -62,7 +63,7 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
     if (format != "pairs" && format != "triples") return InvalidArgument("recipe: " + where + ".format must be pairs or triples");
     o->triples = format == "triples";
     if (!j.contains("data")) return InvalidArgument("recipe: '" + where + ".data' is required (kind contrastive)");
-    SWE_RETURN_IF_ERROR(ParseData(j.at("data"), where, &o->data));
+    SWE_RETURN_IF_ERROR(ParseData(j.at("data"), where + ".data", &o->data));
   }
   return Status::Ok();
 }
@@ -82,7 +83,7 @@ Status ParseMethod(const json& refine, Recipe* r) {
     }
     if (refine.contains("sentences")) return InvalidArgument("recipe: refine.sentences applies to method kd only");
     o.kind = ObjectiveKind::kContrastive;
-    SWE_RETURN_IF_ERROR(ParseData(refine.at("pairs"), "refine.pairs", &o.data));
+    SWE_RETURN_IF_ERROR(ParseData(refine.at("pairs"), "refine.pairs", &o.data));  // errors name refine.pairs
     r->objectives = {o};
   } else if (method == "none") {
     r->objectives.clear();
