@@ -99,6 +99,16 @@ TEST(TrainerCorpus, ReadsTranslationPairs) {
   WriteFile(dir.file("t.tsv"), "a\tb\t \n");
   s = ReadTuples(dir.file("t.tsv"), 3, &triples);
   EXPECT_NE(s.message().find("t.tsv:1: empty sentence"), std::string::npos) << s.message();
+  // skip_malformed: a wrong number of tabs or an empty side is skipped and counted instead.
+  WriteFile(dir.file("m.tsv"), "Hi.\tHallo!\nA\tB\tC\n \tleer\nYes.\tJa.\n");
+  pairs.clear();
+  std::vector<std::vector<std::string>> tuples;
+  uint64_t skipped = 0;
+  ASSERT_TRUE(ReadTuples(dir.file("m.tsv"), 2, &tuples, &skipped).ok());
+  EXPECT_EQ(tuples, (std::vector<std::vector<std::string>>{{"Hi.", "Hallo!"}, {"Yes.", "Ja."}}));
+  EXPECT_EQ(skipped, 2u);
+  WriteFile(dir.file("m.tsv"), "A\tB\tC\n");
+  EXPECT_FALSE(ReadTuples(dir.file("m.tsv"), 2, &tuples, &skipped).ok());  // nothing left: still an error
 }
 
 TEST(TrainerCorpus, MissingFileIsAnIoError) {

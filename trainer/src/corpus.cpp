@@ -223,7 +223,8 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
   return Status::Ok();
 }
 
-Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out) {
+Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out,
+                  uint64_t* skipped) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return IoError("file not found: " + path);
   std::unique_ptr<LineReader> reader;
@@ -235,16 +236,26 @@ Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vect
     std::string where = path + ":" + std::to_string(number) + ": ";
     size_t tabs = static_cast<size_t>(std::count(line.begin(), line.end(), '\t'));
     if (tabs != columns - 1) {
+      if (skipped) {
+        ++*skipped;
+        continue;
+      }
       return InvalidArgument(where + "expected " + std::to_string(columns) + " tab-separated sentences, found " +
                              std::to_string(tabs) + " tabs");
     }
     std::vector<std::string> tuple;
+    bool empty = false;
     for (size_t start = 0, tab; start <= line.size(); start = tab + 1) {
       tab = line.find('\t', start);
       if (tab == std::string::npos) tab = line.size();
       std::string_view side = Trim(std::string_view(line).substr(start, tab - start));
-      if (side.empty()) return InvalidArgument(where + "empty sentence");
+      empty = empty || side.empty();
       tuple.emplace_back(side);
+    }
+    if (empty && !skipped) return InvalidArgument(where + "empty sentence");
+    if (empty) {
+      ++*skipped;
+      continue;
     }
     out->push_back(std::move(tuple));
   }

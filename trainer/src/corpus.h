@@ -75,7 +75,10 @@ struct SentencePair {
 Status ReadPairs(const std::string& path, std::vector<SentencePair>* out);
 // The same for lines of `columns` tab-separated sentences (e.g. NLI triples: premise, entailment,
 // contradiction), each line appended as one tuple.
-Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out);
+// skipped: null = a malformed line (wrong number of tabs, an empty side) is an error; otherwise such
+// lines are skipped and counted there (e.g. multi30k.train.en-de.tsv line 7366, a stray tab).
+Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out,
+                  uint64_t* skipped = nullptr);
 
 // 64-bit FNV-1a, for fingerprints (corpus hash, stage keys). Chain with `seed` = a previous hash.
 uint64_t Fnv1a64(std::string_view bytes, uint64_t seed = 14695981039346656037ull);

@@ -33,6 +33,7 @@ const char* ObjectiveName(ObjectiveKind kind);  // "kd", "contrastive", "distanc
 struct TupleFile {
   std::string path;
   uint64_t max = 0;
+  bool skip_malformed = false;  // skip (and count) lines with a wrong number of tabs or an empty side
 };
 
 // An objective as the recipe gives it (docs/TRAINER.md, "Refinement objectives").

@@ -50,7 +50,8 @@ class Runner {
   Status Extract(json* stats);
   Status Pca(json* stats);
   Status Refine(json* stats);
-  Status Student(Matrix* table, RowsFn* rows) const;
+  Status Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const;
+  Status InitStudent(bool count, InitModel* init) const;
   Status Sentences(const RowsFn& rows, bool teacher, RefineData* data) const;
   Status Compress(const RefineData& sentences, const std::string& device, Matrix* table, json* stats) const;
   bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
@@ -260,13 +261,34 @@ std::string ReportLine(const RefineReport& report) {
   return buf;
 }
 
-// The student to refine: the PCA table and its vocabulary's rows, or init.model's table and tokenizer.
-// A sentence's rows are its vocabulary words the teacher produced a vector for.
-Status Runner::Student(Matrix* table, RowsFn* rows) const {
+// init.model as the student, extended by init.add_vocab: counted afresh (count, in refine; the words
+// go to added_words.tsv) or read back from added_words.tsv (export).
+Status Runner::InitStudent(bool count, InitModel* init) const {
+  std::vector<WordCount> added;
+  const VocabExtension& ext = r_.init_vocab;
+  if (!ext.sources.empty() && count) {
+    std::unique_ptr<Model> base;
+    std::vector<std::string> lines;
+    SWE_RETURN_IF_ERROR(ReadInitModel(r_.init_model, &base));
+    SWE_RETURN_IF_ERROR(CountNewWords(*base, ext, &added, &lines));
+    for (const std::string& l : lines) Log("refine: " + l);
+    SWE_RETURN_IF_ERROR(WriteVocab(Path("added_words.tsv"), added));
+  } else if (!ext.sources.empty()) {
+    SWE_RETURN_IF_ERROR(ReadVocab(Path("added_words.tsv"), &added));
+  }
+  return LoadInitModel(r_.init_model, ext, added, init);
+}
+
+// The student to refine: the PCA table and its vocabulary's rows, or init.model's table and tokenizer
+// (extended by init.add_vocab; base_rows: the init model's own rows). A sentence's rows are its
+// vocabulary words the teacher produced a vector for.
+Status Runner::Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const {
+  *base_rows = 0;
   if (!r_.init_model.empty()) {
     auto init = std::make_shared<InitModel>();
-    SWE_RETURN_IF_ERROR(LoadInitModel(r_.init_model, init.get()));
+    SWE_RETURN_IF_ERROR(InitStudent(true, init.get()));
     *table = std::move(init->table);
+    *base_rows = init->base_rows;
     *rows = [init](const std::string& s, std::vector<uint32_t>* out) { return init->rows(s, out); };
     return Status::Ok();
   }
@@ -350,7 +372,8 @@ Status Runner::Compress(const RefineData& sentences, const std::string& device, 
 Status Runner::Refine(json* stats) {
   Matrix table;
   RowsFn rows;
-  SWE_RETURN_IF_ERROR(Student(&table, &rows));
+  uint64_t base_rows = 0;
+  SWE_RETURN_IF_ERROR(Student(&table, &rows, &base_rows));
   bool teacher = false;
   for (const ObjectiveSpec& o : r_.objectives) teacher = teacher || o.kind != ObjectiveKind::kContrastive;
   RefineData sentences;
@@ -365,9 +388,11 @@ Status Runner::Refine(json* stats) {
     if (o.spec.kind == ObjectiveKind::kContrastive) {
       TupleStats ts;
       SWE_RETURN_IF_ERROR(ReadContrastiveData(o.spec, rows, r_.refine_options.seed + i, &tuples[i], &ts));
-      data.push_back({{"objective", i}, {"read", ts.read}, {"used", ts.used}, {"hash", HexU64(ts.hash)}});
+      data.push_back({{"objective", i}, {"read", ts.read}, {"used", ts.used}, {"malformed_skipped", ts.malformed},
+                      {"hash", HexU64(ts.hash)}});
       Log("refine: objective " + std::to_string(i) + " (contrastive): " + std::to_string(ts.used) + " of " +
-          std::to_string(ts.read) + " " + (o.spec.triples ? "triples" : "pairs") + " used");
+          std::to_string(ts.read) + " " + (o.spec.triples ? "triples" : "pairs") + " used" +
+          (ts.malformed ? ", " + std::to_string(ts.malformed) + " malformed lines skipped" : ""));
     }
     objectives.push_back(o);
   }
@@ -375,9 +400,13 @@ Status Runner::Refine(json* stats) {
   if (!objectives.empty()) {
     RefineOptions ro = r_.refine_options;
     ro.device = device;
+    if (r_.train_new_rows) ro.frozen_rows = base_rows;
+    ro.log = [this](const std::string& line) { Log(line); };
     SWE_RETURN_IF_ERROR(RefineObjectives(objectives, ro, &table, &report));
     *stats = ReportStats(r_.objectives, report);
     (*stats)["data"] = data;
+    (*stats)["rows"] = table.rows;
+    (*stats)["frozen_rows"] = ro.frozen_rows;
     Log(ReportLine(report));
   } else {
     *stats = {{"method", "none"}};
@@ -392,7 +421,7 @@ Status Runner::Export(json* stats) {
   SWE_RETURN_IF_ERROR(ReadMatrix(Path("refined.swm"), &in.table));
   if (!r_.init_model.empty()) {  // the init model's words and tokenizer
     InitModel init;
-    SWE_RETURN_IF_ERROR(LoadInitModel(r_.init_model, &init));
+    SWE_RETURN_IF_ERROR(InitStudent(false, &init));
     ModelContents contents = init.model->ToContents();
     in.words = std::move(contents.words);
     in.tokenizer = contents.tokenizer;

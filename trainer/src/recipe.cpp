@@ -90,7 +90,13 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
       if (j.contains(s)) return InvalidArgument(std::string("recipe: '") + s + "' does not apply with 'init.model'");
     }
   }
+  if (r->train_new_rows && r->init_vocab.sources.empty()) {
+    return InvalidArgument("recipe: refine.train_rows 'new' needs init.add_vocab (the new rows to train)");
+  }
   if (j.contains("compress")) SWE_RETURN_IF_ERROR(ParseCompressSection(j["compress"], r));
+  if (r->train_new_rows && r->compress.method != CompressMethod::kNone) {
+    return InvalidArgument("recipe: compress changes every row: it excludes refine.train_rows 'new'");
+  }
 
   const json& exp = j.contains("export") ? j["export"] : empty;
   SWE_RETURN_IF_ERROR(CheckRecipeKeys(exp, "export", {"path", "dtype", "normalize"}));

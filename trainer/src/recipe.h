@@ -18,6 +18,7 @@
 #include "swe/status.h"
 #include "teacher.h"
 #include "vocab.h"
+#include "vocab_extend.h"
 
 namespace swe::trainer {
 
@@ -33,6 +34,8 @@ struct Recipe {
   PcaMode pca_mode = PcaMode::kSentence;
   PcaOptions pca;
   std::string init_model;         // init.model: start from this .swe (no vocab/sample/extract/pca)
+  VocabExtension init_vocab;      // init.add_vocab, init.cjk, init.new_rows
+  bool train_new_rows = false;    // refine.train_rows "new": the init model's rows stay as they are
   std::vector<ObjectiveSpec> objectives = {ObjectiveSpec()};  // refine (empty: no refinement)
   uint64_t refine_sentences = 0;  // kd, distance: sentences used (0 = all M, or the corpus with init)
   RefineOptions refine_options;

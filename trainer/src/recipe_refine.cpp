@@ -7,18 +7,20 @@ namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
+// The data files at `where` (e.g. refine.objectives[1].data): paths or {"path", "max", "skip_malformed"}.
 Status ParseData(const json& data, const std::string& where, std::vector<TupleFile>* out) {
-  if (!data.is_array() || data.empty()) return InvalidArgument("recipe: '" + where + ".data' needs at least one file");
+  if (!data.is_array() || data.empty()) return InvalidArgument("recipe: '" + where + "' needs at least one file");
   for (const json& f : data) {
     TupleFile file;
     if (f.is_string()) {
       file.path = f.get<std::string>();
     } else {
-      SWE_RETURN_IF_ERROR(CheckRecipeKeys(f, where + ".data[]", {"path", "max"}));
+      SWE_RETURN_IF_ERROR(CheckRecipeKeys(f, where + "[]", {"path", "max", "skip_malformed"}));
       Get(f, "path", &file.path);
       Get(f, "max", &file.max);
+      Get(f, "skip_malformed", &file.skip_malformed);
     }
-    if (file.path.empty()) return InvalidArgument("recipe: '" + where + ".data' has an entry without a path");
+    if (file.path.empty()) return InvalidArgument("recipe: '" + where + "' has an entry without a path");
     out->push_back(file);
   }
   return Status::Ok();
@@ -61,7 +63,7 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
     if (format != "pairs" && format != "triples") return InvalidArgument("recipe: " + where + ".format must be pairs or triples");
     o->triples = format == "triples";
     if (!j.contains("data")) return InvalidArgument("recipe: '" + where + ".data' is required (kind contrastive)");
-    SWE_RETURN_IF_ERROR(ParseData(j.at("data"), where, &o->data));
+    SWE_RETURN_IF_ERROR(ParseData(j.at("data"), where + ".data", &o->data));
   }
   return Status::Ok();
 }
@@ -81,7 +83,7 @@ Status ParseMethod(const json& refine, Recipe* r) {
     }
     if (refine.contains("sentences")) return InvalidArgument("recipe: refine.sentences applies to method kd only");
     o.kind = ObjectiveKind::kContrastive;
-    SWE_RETURN_IF_ERROR(ParseData(refine.at("pairs"), "refine.pairs", &o.data));
+    SWE_RETURN_IF_ERROR(ParseData(refine.at("pairs"), "refine.pairs", &o.data));  // errors name refine.pairs
     r->objectives = {o};
   } else if (method == "none") {
     r->objectives.clear();
@@ -104,7 +106,7 @@ Status CheckRecipeKeys(const json& j, const std::string& where, const std::set<s
 Status ParseRefineSection(const json& refine, Recipe* r) {
   SWE_RETURN_IF_ERROR(CheckRecipeKeys(refine, "refine", {"method", "objectives", "sentences", "tau", "batch_size", "lr",
                                                          "max_epochs", "patience", "clip_norm", "heldout", "seed",
-                                                         "pairs"}));
+                                                         "pairs", "train_rows", "optimizer"}));
   RefineOptions& ro = r->refine_options;
   Get(refine, "tau", &ro.tau);
   Get(refine, "batch_size", &ro.batch_size);
@@ -116,6 +118,14 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   ro.seed = r->seed;
   Get(refine, "seed", &ro.seed);
   Get(refine, "sentences", &r->refine_sentences);
+  const std::string train_rows = refine.value("train_rows", std::string("all"));
+  if (train_rows != "all" && train_rows != "new") return InvalidArgument("recipe: refine.train_rows must be all or new");
+  r->train_new_rows = train_rows == "new";
+  const std::string optimizer = refine.value("optimizer", std::string("adam"));
+  if (optimizer != "adam" && optimizer != "lazy_adam") {
+    return InvalidArgument("recipe: refine.optimizer must be adam or lazy_adam");
+  }
+  ro.lazy_adam = optimizer == "lazy_adam";
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
   if (!refine.contains("objectives")) return ParseMethod(refine, r);
@@ -136,9 +146,40 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
 }
 
 Status ParseInitSection(const json& init, Recipe* r) {
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(init, "init", {"model"}));
+  SWE_RETURN_IF_ERROR(CheckRecipeKeys(init, "init", {"model", "add_vocab", "cjk", "new_rows"}));
   Get(init, "model", &r->init_model);
   if (r->init_model.empty()) return InvalidArgument("recipe: 'init.model' is required in 'init'");
+  VocabExtension& ext = r->init_vocab;
+  ext.seed = r->seed;
+  if (init.contains("cjk")) {
+    const std::string cjk = init.at("cjk").get<std::string>();
+    ext.set_cjk = true;
+    if (cjk == "none") ext.cjk = CjkMode::kNone;
+    else if (cjk == "characters") ext.cjk = CjkMode::kCharacters;
+    else return InvalidArgument("recipe: init.cjk must be 'none' or 'characters'");
+  }
+  const std::string rows = init.value("new_rows", std::string("subword"));
+  if (rows != "subword" && rows != "random") return InvalidArgument("recipe: init.new_rows must be subword or random");
+  ext.new_rows = rows == "subword" ? NewRows::kSubword : NewRows::kRandom;
+  if (!init.contains("add_vocab")) return Status::Ok();
+  const json& list = init.at("add_vocab");
+  if (!list.is_array() || list.empty()) return InvalidArgument("recipe: 'init.add_vocab' must be a non-empty list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "init.add_vocab[" + std::to_string(i) + "]";
+    SWE_RETURN_IF_ERROR(CheckRecipeKeys(list[i], where, {"paths", "column", "columns", "size", "min_count"}));
+    AddVocabSource src;
+    if (!list[i].contains("paths")) return InvalidArgument("recipe: '" + where + ".paths' is required");
+    SWE_RETURN_IF_ERROR(ParseData(list[i].at("paths"), where + ".paths", &src.files));
+    Get(list[i], "column", &src.column);
+    Get(list[i], "columns", &src.columns);
+    Get(list[i], "size", &src.size);
+    Get(list[i], "min_count", &src.min_count);
+    if (src.size == 0) return InvalidArgument("recipe: " + where + ".size must be positive");
+    if (src.columns < 1 || src.column < 1 || src.column > src.columns) {
+      return InvalidArgument("recipe: " + where + ".column must be in 1.." + std::to_string(src.columns));
+    }
+    ext.sources.push_back(src);
+  }
   return Status::Ok();
 }
 

@@ -2,6 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -12,6 +16,11 @@
 
 namespace swe::trainer {
 namespace F = torch::nn::functional;
+
+namespace {
+// Set while Train runs with lazy Adam: StudentVectors then gives the table a sparse gradient.
+thread_local bool sparse_table_grad = false;
+}  // namespace
 
 torch::Tensor Normalize(const torch::Tensor& m) {
   return F::normalize(m, F::NormalizeFuncOptions().p(2).dim(1).eps(1e-12));
@@ -57,6 +66,59 @@ double EvaluateAll(const std::vector<LossTerm>& terms, const std::vector<TermSpl
   return total;
 }
 
+// Adam's moments for the rows a lazy step touches (refine.h, RefineOptions::lazy_adam).
+struct LazyAdam {
+  torch::Tensor m, v;
+  double lr, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  // rows: the touched rows (unique), grad: their gradients; t: the global step (from 1).
+  void Step(torch::Tensor& table, const torch::Tensor& rows, const torch::Tensor& grad, int64_t t) {
+    torch::NoGradGuard guard;
+    torch::Tensor m_rows = m.index_select(0, rows).mul_(b1).add_(grad, 1 - b1);
+    torch::Tensor v_rows = v.index_select(0, rows).mul_(b2).addcmul_(grad, grad, 1 - b2);
+    m.index_copy_(0, rows, m_rows);
+    v.index_copy_(0, rows, v_rows);
+    const double bc1 = 1 - std::pow(b1, static_cast<double>(t)), bc2 = 1 - std::pow(b2, static_cast<double>(t));
+    torch::Tensor denom = (v_rows.sqrt() / std::sqrt(bc2)).add_(eps);
+    table.index_add_(0, rows, m_rows.div(denom).mul_(-lr / bc1));
+  }
+};
+
+// The table's gradient after backward as (unique rows, their gradients), rows below `frozen` dropped;
+// dense gradients (plain Adam) get their frozen rows zeroed in place instead (Adam's moments of a row
+// that never had a gradient stay 0, so its update is exactly 0 and the row keeps its bits).
+void MaskFrozen(const torch::Tensor& weights, uint64_t frozen, torch::Tensor* rows, torch::Tensor* values) {
+  torch::Tensor g = weights.grad();
+  if (!g.defined()) return;
+  if (!g.is_sparse()) {
+    if (frozen > 0) g.narrow(0, 0, static_cast<int64_t>(frozen)).zero_();
+    return;
+  }
+  g = g.coalesce();
+  *rows = g.indices()[0];
+  *values = g.values();
+  if (frozen > 0) {
+    torch::Tensor keep = (*rows >= static_cast<int64_t>(frozen)).nonzero().squeeze(1);
+    *rows = rows->index_select(0, keep);
+    *values = values->index_select(0, keep);
+  }
+}
+
+// Gradient-norm clipping over the table's (sparse) row gradients and the dense parameters, as
+// torch::nn::utils::clip_grad_norm_ computes it.
+void ClipSparse(torch::Tensor& values, const std::vector<torch::Tensor>& dense, double max_norm) {
+  torch::NoGradGuard guard;
+  double sq = values.defined() ? values.pow(2).sum().item<double>() : 0.0;
+  for (const torch::Tensor& p : dense) {
+    if (p.grad().defined()) sq += p.grad().pow(2).sum().item<double>();
+  }
+  const double coef = max_norm / (std::sqrt(sq) + 1e-6);
+  if (coef >= 1) return;
+  if (values.defined()) values = values * coef;
+  for (const torch::Tensor& p : dense) {
+    if (p.grad().defined()) p.grad().mul_(coef);
+  }
+}
+
 }  // namespace
 
 torch::Tensor KdLossTensor(const torch::Tensor& teacher, const torch::Tensor& student, double tau) {
@@ -87,7 +149,7 @@ torch::Tensor StudentVectors(const torch::Tensor& table, const std::vector<std::
   auto opts = torch::TensorOptions().dtype(torch::kInt64);
   return F::embedding_bag(torch::tensor(ids, opts).to(table.device()), table,
                           F::EmbeddingBagFuncOptions().offsets(torch::tensor(offsets, opts).to(table.device()))
-                              .mode(torch::kMean));
+                              .mode(torch::kMean).sparse(sparse_table_grad));
 }
 
 torch::Tensor Rows(const std::vector<size_t>& idx, size_t begin, size_t end, const torch::Device& device) {
@@ -122,9 +184,21 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   torch::manual_seed(options.seed);
   const int64_t rows = static_cast<int64_t>(table->rows), d = static_cast<int64_t>(table->cols);
   torch::Tensor weights = ToTensor(*table, torch::Device(options.device)).requires_grad_(true);
-  std::vector<torch::Tensor> params = {weights};
-  params.insert(params.end(), extra.tensors.begin(), extra.tensors.end());
-  torch::optim::Adam adam(params, torch::optim::AdamOptions(options.lr));
+  // Lazy Adam: the table gets sparse gradients and its own row-wise Adam; torch's Adam keeps the rest.
+  struct SparseScope {
+    explicit SparseScope(bool on) { sparse_table_grad = on; }
+    ~SparseScope() { sparse_table_grad = false; }
+  } scope(options.lazy_adam);
+  std::vector<torch::Tensor> params = extra.tensors;
+  if (!options.lazy_adam) params.insert(params.begin(), weights);
+  std::unique_ptr<torch::optim::Adam> adam;
+  if (!params.empty()) adam = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(options.lr));
+  LazyAdam lazy;
+  if (options.lazy_adam) {
+    lazy.m = torch::zeros_like(weights).detach();
+    lazy.v = torch::zeros_like(weights).detach();
+    lazy.lr = options.lr;
+  }
   report->initial_heldout = report->best_heldout =
       EvaluateAll(terms, splits, weights, options.batch_size, &report->initial_parts);
   report->best_parts = report->initial_parts;
@@ -133,11 +207,13 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   const uint64_t steps_per_epoch = (splits[largest].train.size() - 2) / options.batch_size + 1;
   util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
   uint64_t step = 0;
+  const auto started = std::chrono::steady_clock::now();
   for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
     for (TermSplit& s : splits) s.pos = s.train.size();  // reshuffled at their first batch
     double total = 0;
     for (uint64_t b = 0; b < steps_per_epoch; ++b) {
-      adam.zero_grad();
+      if (adam) adam->zero_grad();
+      weights.mutable_grad() = torch::Tensor();
       torch::Tensor l;
       for (size_t t = 0; t < terms.size(); ++t) {
         TermSplit& s = splits[t];
@@ -151,8 +227,15 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
         l = l.defined() ? l + term : term;
       }
       l.backward();
-      if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(params, options.clip_norm);
-      adam.step();
+      torch::Tensor touched, grads;
+      MaskFrozen(weights, options.frozen_rows, &touched, &grads);
+      if (options.lazy_adam) {
+        if (options.clip_norm > 0) ClipSparse(grads, extra.tensors, options.clip_norm);
+        if (touched.defined() && touched.numel() > 0) lazy.Step(weights, touched, grads, static_cast<int64_t>(step + 1));
+      } else if (options.clip_norm > 0) {
+        torch::nn::utils::clip_grad_norm_(params, options.clip_norm);
+      }
+      if (adam) adam->step();
       if (extra.after_step) extra.after_step();
       total += l.item<double>();
       progress.Update(++step);
@@ -161,6 +244,13 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
     double held_loss = EvaluateAll(terms, splits, weights, options.batch_size, &parts);
     report->train_loss.push_back(total / static_cast<double>(steps_per_epoch));
     report->heldout_loss.push_back(held_loss);
+    if (options.log) {
+      char line[160];
+      std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (%.1f s)", epoch,
+                    report->train_loss.back(), held_loss,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      options.log(line);
+    }
     if (held_loss < report->best_heldout) {
       report->best_heldout = held_loss;
       report->best_parts = parts;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,12 @@ struct RefineOptions {
   double heldout = 0.1;        // fraction of sentences held out for early stopping
   uint64_t seed = 1;
   std::string device = "cpu";  // resolved device name
+  uint64_t frozen_rows = 0;    // table rows [0, frozen_rows) are never changed (bit-identical)
+  // Lazy (sparse) Adam: each step updates only the table rows of its batch (their moments too, bias
+  // correction by the global step, as TF's LazyAdam), from sparse gradients; clipping is unchanged.
+  // The cost of a step then follows the batch, not the table (a dense step touches every row).
+  bool lazy_adam = false;
+  std::function<void(const std::string&)> log;  // optional: one line per epoch (held-out loss, seconds)
 };
 
 struct RefineData {

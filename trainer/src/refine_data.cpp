@@ -9,13 +9,29 @@
 
 namespace swe::trainer {
 
-Status LoadInitModel(const std::string& path, InitModel* out) {
+Status ReadInitModel(const std::string& path, std::unique_ptr<Model>* out) {
   std::string bytes;
   if (!FileExists(path)) return IoError("init.model not found: " + path);
   SWE_RETURN_IF_ERROR(ReadTextFile(path, &bytes));
-  Status st = ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &out->model);
-  if (!st.ok()) return Status(st.code(), path + ": " + st.message());
-  ModelContents contents = out->model->ToContents();
+  Status st = ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out);
+  return st.ok() ? st : Status(st.code(), path + ": " + st.message());
+}
+
+Status LoadInitModel(const std::string& path, const VocabExtension& ext, const std::vector<WordCount>& added,
+                     InitModel* out) {
+  SWE_RETURN_IF_ERROR(ReadInitModel(path, &out->model));
+  out->base_rows = out->model->vocab_size();
+  ModelContents contents;
+  if (ext.empty()) {
+    contents = out->model->ToContents();
+  } else {  // the extended model, through core's writer and reader, so its tokenizer is inference's
+    SWE_RETURN_IF_ERROR(ExtendModel(*out->model, added, ext, &contents));
+    std::vector<uint8_t> file;
+    WriteOptions wo;
+    wo.zstd_level = 0;  // in memory only: compression would cost seconds
+    SWE_RETURN_IF_ERROR(WriteModel(contents, wo, &file));
+    SWE_RETURN_IF_ERROR(ReadModel(file.data(), file.size(), &out->model));
+  }
   out->table.rows = contents.words.size();
   out->table.cols = contents.dims;
   out->table.data = std::move(contents.vectors);
@@ -28,6 +44,17 @@ Status LoadInitModel(const std::string& path, InitModel* out) {
   return Status::Ok();
 }
 
+Status ReadTupleFile(const TupleFile& file, size_t columns, std::mt19937_64* rng,
+                     std::vector<std::vector<std::string>>* tuples, uint64_t* read, uint64_t* malformed) {
+  SWE_RETURN_IF_ERROR(ReadTuples(file.path, columns, tuples, file.skip_malformed ? malformed : nullptr));
+  *read += tuples->size();
+  if (file.max > 0 && tuples->size() > file.max) {  // files are grouped (e.g. by image): a random subset
+    std::shuffle(tuples->begin(), tuples->end(), *rng);
+    tuples->resize(file.max);
+  }
+  return Status::Ok();
+}
+
 Status ReadContrastiveData(const ObjectiveSpec& spec, const RowsFn& rows, uint64_t seed, TupleData* out,
                            TupleStats* stats) {
   const size_t columns = spec.triples ? 3 : 2;
@@ -35,12 +62,7 @@ Status ReadContrastiveData(const ObjectiveSpec& spec, const RowsFn& rows, uint64
   std::vector<std::vector<uint32_t>> sides(columns);
   for (const TupleFile& file : spec.data) {
     std::vector<std::vector<std::string>> tuples;
-    SWE_RETURN_IF_ERROR(ReadTuples(file.path, columns, &tuples));
-    stats->read += tuples.size();
-    if (file.max > 0 && tuples.size() > file.max) {  // files are grouped (e.g. by image): a random subset
-      std::shuffle(tuples.begin(), tuples.end(), rng);
-      tuples.resize(file.max);
-    }
+    SWE_RETURN_IF_ERROR(ReadTupleFile(file, columns, &rng, &tuples, &stats->read, &stats->malformed));
     for (const auto& t : tuples) {
       bool known = true;
       for (size_t c = 0; c < columns; ++c) {
@@ -61,7 +83,8 @@ Status CheckContrastiveFiles(const std::vector<ObjectiveSpec>& objectives) {
   for (const ObjectiveSpec& o : objectives) {
     for (const TupleFile& file : o.data) {
       std::vector<std::vector<std::string>> tuples;
-      SWE_RETURN_IF_ERROR(ReadTuples(file.path, o.triples ? 3 : 2, &tuples));
+      uint64_t skipped = 0;
+      SWE_RETURN_IF_ERROR(ReadTuples(file.path, o.triples ? 3 : 2, &tuples, file.skip_malformed ? &skipped : nullptr));
     }
   }
   return Status::Ok();

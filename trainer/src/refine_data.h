@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "objectives.h"
 #include "swe/model.h"
 #include "swe/status.h"
+#include "vocab_extend.h"
 
 namespace swe::trainer {
 
@@ -19,18 +21,28 @@ namespace swe::trainer {
 using RowsFn = std::function<bool(const std::string& sentence, std::vector<uint32_t>* rows)>;
 
 // An existing model as a student: its table (f32), and its own tokenizer for the rows (the rows a
-// sentence gets at inference, subword fallback included).
+// sentence gets at inference, subword fallback included). With init.add_vocab, the extended model
+// (vocab_extend.h): the base model's rows first (base_rows of them), then the added words.
 struct InitModel {
   std::unique_ptr<Model> model;
   Matrix table;
   RowsFn rows;
+  uint64_t base_rows = 0;
 };
-Status LoadInitModel(const std::string& path, InitModel* out);
+Status ReadInitModel(const std::string& path, std::unique_ptr<Model>* out);
+Status LoadInitModel(const std::string& path, const VocabExtension& ext, const std::vector<WordCount>& added,
+                     InitModel* out);
 
 struct TupleStats {
   uint64_t read = 0, used = 0;  // used: after the caps, with a known word on every side
+  uint64_t malformed = 0;       // lines skipped by skip_malformed
   uint64_t hash = 14695981039346656037ull;
 };
+
+// One data file's tuples: with file.max, a random subset of that many (shuffled by rng); `read`
+// counts the file's well-formed lines, `malformed` the lines skip_malformed skipped.
+Status ReadTupleFile(const TupleFile& file, size_t columns, std::mt19937_64* rng,
+                     std::vector<std::vector<std::string>>* tuples, uint64_t* read, uint64_t* malformed);
 
 // The contrastive objective's files: pairs or triples, each file capped to a seeded random subset
 // of `max` lines, all mixed; a tuple with a side without a known word is skipped.
