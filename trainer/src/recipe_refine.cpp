@@ -154,9 +154,9 @@ Status ParseInitSection(const json& init, Recipe* r) {
   if (init.contains("cjk")) {
     const std::string cjk = init.at("cjk").get<std::string>();
     ext.set_cjk = true;
-    if (cjk == "none") ext.cjk = CjkMode::kNone;
-    else if (cjk == "characters") ext.cjk = CjkMode::kCharacters;
-    else return InvalidArgument("recipe: init.cjk must be 'none' or 'characters'");
+    if (!ParseCjkMode(cjk, &ext.cjk) || ext.cjk == CjkMode::kSubwords) {
+      return InvalidArgument("recipe: init.cjk must be 'none', 'characters', 'bigrams' or 'longest'");
+    }
   }
   const std::string rows = init.value("new_rows", std::string("subword"));
   if (rows != "subword" && rows != "random") return InvalidArgument("recipe: init.new_rows must be subword or random");
