@@ -33,13 +33,18 @@ TEST(TrainerCjkLexicon, LearnsByHand) {
   // Round 1 (longest first): 東京に|行く, 東京|は|大|き|い, 東京に|住|む, 大|阪|に行く: only 東京に
   // is used twice. Round 2 with {東京に}: 東京に|行|く, 東|京|は|大|き|い, 東京に|住|む, 大|阪|に|行|く.
   // Count >= 2: tokyo (folded), 東京に, 行, く, 大; ties by bytes.
-  const std::vector<WordCount> top = LearnCjkLexicon(kCorpus, LongestOptions());
+  const std::vector<WordCount> top = LearnCjkLexicon(kCorpus, LongestOptions(), 4);
   EXPECT_EQ(Words(top), (std::vector<std::string>{"tokyo", "く", "大", "東京に", "行"}));
   for (const auto& w : top) EXPECT_EQ(w.count, 2u) << w.word;
+  // Two characters at most: candidates 東京 3, 京に, に行, 行く 2; both rounds segment 東京|に行|く,
+  // 東京|は|大|き|い, 東京|に|住|む, 大|阪|に行|く.
+  const std::vector<WordCount> pairs = LearnCjkLexicon(kCorpus, LongestOptions(), 2);
+  EXPECT_EQ(Words(pairs), (std::vector<std::string>{"東京", "tokyo", "く", "に行", "大"}));
+  EXPECT_EQ(pairs[0].count, 3u);
   // A word inference knows anyway (the base model's) takes part in the matching: the last sentence
   // becomes 大阪|に|行|く in round 2, so 大 is used once only and drops out (大阪 once: not counted).
   const std::vector<WordCount> with_base =
-      LearnCjkLexicon(kCorpus, LongestOptions(), [](std::string_view w) { return w == "大阪"; });
+      LearnCjkLexicon(kCorpus, LongestOptions(), 4, [](std::string_view w) { return w == "大阪"; });
   EXPECT_EQ(Words(with_base), (std::vector<std::string>{"tokyo", "く", "東京に", "行"}));
 }
 

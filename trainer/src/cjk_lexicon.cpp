@@ -15,13 +15,13 @@ size_t CodePoints(std::string_view s) {
 }  // namespace
 
 std::vector<WordCount> LearnCjkLexicon(const std::vector<std::string>& sentences, const VocabOptions& vocab,
-                                       const KnownWord& also_known) {
+                                       size_t max_chars, const KnownWord& also_known) {
   std::vector<std::string> words;
   // 1. With no word known, longest match asks for every 2..8-character substring at each position
   // of a run (longest first): the asked substrings are exactly the candidates.
   std::unordered_map<std::string, uint64_t> counts;
   const KnownWord record = [&](std::string_view w) {
-    if (CodePoints(w) <= kLexiconMaxChars) ++counts[std::string(w)];
+    if (CodePoints(w) <= max_chars) ++counts[std::string(w)];
     return false;
   };
   for (const std::string& s : sentences) {

@@ -1,7 +1,7 @@
 // init.cjk "longest": the CJK words of an extended model are learned from the corpus side of the
 // pairs, since CjkMode::kLongest segments a run of CJK characters into the longest vocabulary words
 // (docs/TOKENIZER.md, "Longest match") and a model counted with single characters has none.
-//  1. candidates: every 2..kLexiconMaxChars-character substring of a CJK run, kept with >= min_count;
+//  1. candidates: every 2..max_chars-character substring of a CJK run, kept with >= min_count;
 //  2. re-segment the sentences by longest match against the candidates (core's SplitWords, so the
 //     segmentation is inference's) and keep the candidates used >= min_count times; repeat once more
 //     on the survivors (a greedy match can strand a candidate that only ever loses to a longer one).
@@ -17,12 +17,11 @@
 
 namespace swe::trainer {
 
-constexpr size_t kLexiconMaxChars = 4;  // longer candidates are rare in 20k-sentence corpora
-constexpr int kLexiconRounds = 2;       // re-segmentations (step 2)
+constexpr int kLexiconRounds = 2;  // re-segmentations (step 2)
 
-// `vocab.tokenizer.cjk` must be CjkMode::kLongest; `also_known` (may be empty): words that inference
-// will know anyway (the base model's), matched like candidates.
+// `vocab.tokenizer.cjk` must be CjkMode::kLongest; `max_chars`: 2 to kMaxLongestChars; `also_known`
+// (may be empty): words that inference will know anyway (the base model's), matched like candidates.
 std::vector<WordCount> LearnCjkLexicon(const std::vector<std::string>& sentences, const VocabOptions& vocab,
-                                       const KnownWord& also_known = nullptr);
+                                       size_t max_chars, const KnownWord& also_known = nullptr);
 
 }  // namespace swe::trainer

@@ -39,7 +39,7 @@ Status CountNewWords(const Model& base, const VocabExtension& ext, std::vector<W
     std::vector<WordCount> top;
     size_t distinct = 0;
     if (vo.tokenizer.cjk == CjkMode::kLongest) {  // multi-character CJK words: a learned lexicon
-      top = LearnCjkLexicon(sentences, vo, [&base](std::string_view w) { return base.find(w) >= 0; });
+      top = LearnCjkLexicon(sentences, vo, ext.lexicon_chars, [&base](std::string_view w) { return base.find(w) >= 0; });
       distinct = top.size();
     } else {
       WordCounter counter(vo);
