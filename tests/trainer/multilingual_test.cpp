@@ -317,6 +317,8 @@ TEST(TrainerMultilingual, BadKeysAreNamed) {
   has(error([](json& j) { j["init"]["add_vocab"][0].erase("paths"); }), "'init.add_vocab[0].paths' is required");
   has(error([](json& j) { j["init"]["add_vocab"] = json::array(); }), "'init.add_vocab' must be a non-empty list");
   has(error([](json& j) { j["init"]["cjk"] = "words"; }), "init.cjk must be");
+  has(error([](json& j) { j["init"]["cjk"] = "subwords"; }), "init.cjk must be");
+  has(error([](json& j) { j["init"]["lexicon_chars"] = 9; }), "init.lexicon_chars must be 2 to 8");
   has(error([](json& j) { j["init"]["new_rows"] = "zero"; }), "init.new_rows must be subword or random");
   has(error([](json& j) { j["refine"]["train_rows"] = "english"; }), "refine.train_rows must be all or new");
   has(error([](json& j) { j["refine"]["optimizer"] = "sgd"; }), "refine.optimizer must be adam or lazy_adam");

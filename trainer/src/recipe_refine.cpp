@@ -146,7 +146,7 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
 }
 
 Status ParseInitSection(const json& init, Recipe* r) {
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(init, "init", {"model", "add_vocab", "cjk", "new_rows"}));
+  SWE_RETURN_IF_ERROR(CheckRecipeKeys(init, "init", {"model", "add_vocab", "cjk", "lexicon_chars", "new_rows"}));
   Get(init, "model", &r->init_model);
   if (r->init_model.empty()) return InvalidArgument("recipe: 'init.model' is required in 'init'");
   VocabExtension& ext = r->init_vocab;
@@ -154,9 +154,13 @@ Status ParseInitSection(const json& init, Recipe* r) {
   if (init.contains("cjk")) {
     const std::string cjk = init.at("cjk").get<std::string>();
     ext.set_cjk = true;
-    if (cjk == "none") ext.cjk = CjkMode::kNone;
-    else if (cjk == "characters") ext.cjk = CjkMode::kCharacters;
-    else return InvalidArgument("recipe: init.cjk must be 'none' or 'characters'");
+    if (!ParseCjkMode(cjk, &ext.cjk) || ext.cjk == CjkMode::kSubwords) {
+      return InvalidArgument("recipe: init.cjk must be 'none', 'characters', 'bigrams' or 'longest'");
+    }
+  }
+  Get(init, "lexicon_chars", &ext.lexicon_chars);
+  if (ext.lexicon_chars < 2 || ext.lexicon_chars > kMaxLongestChars) {
+    return InvalidArgument("recipe: init.lexicon_chars must be 2 to " + std::to_string(kMaxLongestChars));
   }
   const std::string rows = init.value("new_rows", std::string("subword"));
   if (rows != "subword" && rows != "random") return InvalidArgument("recipe: init.new_rows must be subword or random");

@@ -16,9 +16,9 @@ std::string FoldCase(std::string_view word) {
   return out;
 }
 
-void WordCounter::AddSentence(std::string_view sentence) {
+void WordCounter::AddSentence(std::string_view sentence, const KnownWord& known) {
   scratch_.clear();
-  SplitWords(sentence, options_.tokenizer, nullptr, &scratch_);
+  SplitWords(sentence, options_.tokenizer, nullptr, &scratch_, known);
   ++sentences_;
   tokens_ += scratch_.size();
   for (const std::string& w : scratch_) {

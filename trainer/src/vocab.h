@@ -11,6 +11,7 @@
 
 #include "swe/model.h"
 #include "swe/status.h"
+#include "swe/tokenizer.h"
 
 namespace swe::trainer {
 
@@ -37,7 +38,8 @@ inline std::string VocabKey(std::string_view word, bool fold_case) {
 class WordCounter {
  public:
   explicit WordCounter(const VocabOptions& options) : options_(options) {}
-  void AddSentence(std::string_view sentence);
+  // `known`: CjkMode::kLongest's lexicon (SplitWords); empty: every CJK character is a word.
+  void AddSentence(std::string_view sentence, const KnownWord& known = nullptr);
   uint64_t sentences() const { return sentences_; }
   uint64_t tokens() const { return tokens_; }
   size_t distinct() const { return counts_.size(); }

@@ -4,6 +4,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "cjk_lexicon.h"
 #include "refine_data.h"
 #include "swe/tokenizer.h"
 
@@ -28,15 +29,26 @@ Status CountNewWords(const Model& base, const VocabExtension& ext, std::vector<W
     vo.fold_case = vo.tokenizer.fold_case;  // the model looks a word up folded: count it so
     vo.min_count = src.min_count;
     vo.size = UINT32_MAX;
-    WordCounter counter(vo);
+    std::vector<std::string> sentences;
     uint64_t read = 0, malformed = 0;
     for (const TupleFile& file : src.files) {
       std::vector<std::vector<std::string>> tuples;
       SWE_RETURN_IF_ERROR(ReadTupleFile(file, src.columns, &rng, &tuples, &read, &malformed));
-      for (const auto& t : tuples) counter.AddSentence(t[src.column - 1]);
+      for (auto& t : tuples) sentences.push_back(std::move(t[src.column - 1]));
+    }
+    std::vector<WordCount> top;
+    size_t distinct = 0;
+    if (vo.tokenizer.cjk == CjkMode::kLongest) {  // multi-character CJK words: a learned lexicon
+      top = LearnCjkLexicon(sentences, vo, ext.lexicon_chars, [&base](std::string_view w) { return base.find(w) >= 0; });
+      distinct = top.size();
+    } else {
+      WordCounter counter(vo);
+      for (const std::string& s : sentences) counter.AddSentence(s);
+      top = counter.Top();
+      distinct = counter.distinct();
     }
     uint32_t n = 0;
-    for (const WordCount& w : counter.Top()) {
+    for (const WordCount& w : top) {
       if (n >= src.size) break;
       if (base.find(w.word) >= 0 || !taken.insert(w.word).second) continue;
       added->push_back(w);
@@ -44,8 +56,8 @@ Status CountNewWords(const Model& base, const VocabExtension& ext, std::vector<W
     }
     if (stats) {
       stats->push_back("init.add_vocab[" + std::to_string(s) + "]: " + std::to_string(n) + " words added (of " +
-                       std::to_string(counter.distinct()) + " distinct in " + std::to_string(counter.sentences()) +
-                       " sentences" + (malformed ? ", " + std::to_string(malformed) + " malformed lines skipped" : "") +
+                       std::to_string(distinct) + (vo.tokenizer.cjk == CjkMode::kLongest ? " with >= min_count" : " distinct") +
+                       " in " + std::to_string(sentences.size()) + " sentences" + (malformed ? ", " + std::to_string(malformed) + " malformed lines skipped" : "") +
                        ")");
     }
   }

@@ -30,6 +30,7 @@ struct VocabExtension {
   std::vector<AddVocabSource> sources;
   bool set_cjk = false;          // init.cjk given: the extended model's (and the counting's) CJK mode
   CjkMode cjk = CjkMode::kCharacters;
+  uint32_t lexicon_chars = 4;    // cjk longest: the learned lexicon's longest word (cjk_lexicon.h)
   // subword: a new word's row starts as the mean of the rows the base model gives the word (its
   // subword-prefix fallback), small random noise when it gives none; random: noise for every word.
   NewRows new_rows = NewRows::kSubword;
