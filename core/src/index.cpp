@@ -146,6 +146,7 @@ Status Index::Add(uint64_t id, const float* vector) {
   const size_t pos = found != slots_->position.end() ? found->second : ids_.size();
   if (pos == ids_.size()) {
     ids_.push_back(id);
+    next_id_ = std::max(next_id_, id + 1);  // wraps to 0 for 2^64 - 1: no effect, as NextId() says
     if (dtype_ == DType::kF32) {
       f32_.resize(f32_.size() + dims_);
     } else {
@@ -218,6 +219,15 @@ size_t Index::MemoryBytes() const {
          scales_.capacity() * sizeof(float) + bits_.capacity() * sizeof(uint64_t) + center_.capacity() * sizeof(float);
 }
 
+uint64_t Index::NextId() {
+  if (next_id_stale_) {
+    next_id_ = 0;
+    for (uint64_t id : ids_) next_id_ = std::max(next_id_, id + 1);
+    next_id_stale_ = false;
+  }
+  return next_id_;
+}
+
 Status Index::AddBatch(const uint64_t* ids, const float* vectors, size_t n) {
   if (n == 0) return Status::Ok();
   if (ids == nullptr || vectors == nullptr) return InvalidArgument("null ids or vectors");
@@ -232,6 +242,7 @@ Status Index::Remove(uint64_t id) {
   const size_t pos = found->second;
   const size_t last = ids_.size() - 1;
   slots_->position.erase(found);
+  if (id + 1 == next_id_) next_id_stale_ = true;
   if (pos != last) {  // move the last entry into the hole
     ids_[pos] = ids_[last];
     slots_->position[ids_[pos]] = pos;
@@ -438,6 +449,7 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
       return Corrupt("index: scales blob has the wrong size");
     index.reset(new Index(dims, dtype));
     index->ids_.resize(count);
+    index->next_id_stale_ = true;  // computed on first use: loading stays one pass over the ids
     index->slots_->position.reserve(count);
     for (size_t i = 0; i < count; ++i) {
       index->ids_[i] = GetU64(ids.begin() + 8 * i);

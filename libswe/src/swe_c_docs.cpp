@@ -117,8 +117,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_add_docs: index is NULL");
     SWE_CHECK_ARG(n == 0 || (docs && vectors), "swe_index_add_docs: NULL docs or vectors");
-    uint64_t next = 0;  // the entry id a new document gets
-    for (uint64_t id : index->index->ids()) next = std::max(next, id + 1);
+    uint64_t next = index->index->NextId();  // the entry id a new document gets
     std::unordered_set<std::string_view> seen;
     const uint32_t dims = index->index->dims();
     for (size_t i = 0; i < n; ++i) {

@@ -190,6 +190,31 @@ TEST_P(IndexDTypeTest, AddReplaceRemove) {
   EXPECT_EQ(Search(*index, v.data(), 3).size(), 1u);
 }
 
+// NextId is one more than the largest id present, through adds, removals and a save/load.
+TEST_P(IndexDTypeTest, NextIdFollowsTheLargestId) {
+  const uint32_t dims = 8;
+  const std::vector<float> v = RandomVectors(1, dims, 7);
+  auto index = MakeIndex(dims, GetParam());
+  EXPECT_EQ(index->NextId(), 0u);
+  for (uint64_t id : {4, 9, 2}) ASSERT_TRUE(index->Add(id, v.data()).ok());
+  EXPECT_EQ(index->NextId(), 10u);
+  ASSERT_TRUE(index->Remove(2).ok());
+  EXPECT_EQ(index->NextId(), 10u);
+  ASSERT_TRUE(index->Remove(9).ok());  // the largest: rescanned
+  EXPECT_EQ(index->NextId(), 5u);
+  ASSERT_TRUE(index->Add(7, v.data()).ok());
+  EXPECT_EQ(index->NextId(), 8u);
+  ASSERT_TRUE(index->Add(std::numeric_limits<uint64_t>::max(), v.data()).ok());
+  EXPECT_EQ(index->NextId(), 8u);
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(index->Save(&bytes).ok());
+  std::unique_ptr<Index> loaded;
+  ASSERT_TRUE(Index::Load(bytes.data(), bytes.size(), &loaded).ok());
+  EXPECT_EQ(loaded->NextId(), 8u);
+  for (uint64_t id : {7, 4}) ASSERT_TRUE(loaded->Remove(id).ok());
+  EXPECT_EQ(loaded->NextId(), 0u);
+}
+
 TEST_P(IndexDTypeTest, KZeroAndLargeK) {
   const uint32_t dims = 8;
   const std::vector<float> v = RandomVectors(3, dims, 7);

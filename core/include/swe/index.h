@@ -37,6 +37,10 @@ class Index {
   size_t size() const { return ids_.size(); }
   // The ids, in storage order (changed by Add and Remove).
   const std::vector<uint64_t>& ids() const { return ids_; }
+  // One more than the largest id (0 when empty; an id of 2^64 - 1 counts as none): an id no entry has,
+  // for callers that number entries themselves. Kept as entries come, so adding is O(1); only after
+  // the largest id is removed does the next call rescan the ids once.
+  uint64_t NextId();
   // Informative: the model the vectors came from (stored in the file, checked by callers).
   void set_model(std::string name, uint32_t checksum) { model_name_ = std::move(name); model_checksum_ = checksum; }
   const std::string& model_name() const { return model_name_; }
@@ -72,6 +76,8 @@ class Index {
   uint32_t dims_;
   DType dtype_;
   std::vector<uint64_t> ids_;
+  uint64_t next_id_ = 0;         // NextId(), unless next_id_stale_
+  bool next_id_stale_ = false;   // the largest id was removed (or ids were loaded): rescan
   std::vector<float> f32_;      // size() * dims
   std::vector<int8_t> i8_;      // size() * dims
   std::vector<float> scales_;   // int8: size()
