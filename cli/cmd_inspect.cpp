@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "swe/unicode.h"
 #include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
@@ -49,11 +50,7 @@ void Row(const std::string& label, const std::string& value) {
 }
 
 // Code points in `s` (for aligning columns of UTF-8 text).
-size_t Width(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+size_t Width(const std::string& s) { return unicode::CountCodePoints(s); }
 
 std::string Pad(const std::string& s, size_t width) {
   size_t w = Width(s);

@@ -482,10 +482,8 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
 // Step 3: split the teacher-normalised word into subword pieces and take the longest proper prefix
 // (whole pieces) that step 2 finds.
 int64_t Tokenizer::Impl::Prefix(std::string_view word) {
-  size_t chars = 0;
   if (word.size() > 4 * kMaxFallbackChars) return -1;
-  for (char ch : word) chars += (static_cast<uint8_t>(ch) & 0xC0) != 0x80;
-  if (chars > kMaxFallbackChars) return -1;
+  if (unicode::CountCodePoints(word) > kMaxFallbackChars) return -1;
   subword.Normalize(word, &normalized);
   ends.clear();
   if (!subword.Split(normalized, &ends)) return -1;

@@ -3,16 +3,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "swe/unicode.h"
+
 namespace swe::trainer {
-namespace {
-
-size_t CodePoints(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
-}  // namespace
+using unicode::CountCodePoints;
 
 std::vector<WordCount> LearnCjkLexicon(const std::vector<std::string>& sentences, const VocabOptions& vocab,
                                        size_t max_chars, const KnownWord& also_known) {
@@ -21,7 +15,7 @@ std::vector<WordCount> LearnCjkLexicon(const std::vector<std::string>& sentences
   // of a run (longest first): the asked substrings are exactly the candidates.
   std::unordered_map<std::string, uint64_t> counts;
   const KnownWord record = [&](std::string_view w) {
-    if (CodePoints(w) <= max_chars) ++counts[std::string(w)];
+    if (CountCodePoints(w) <= max_chars) ++counts[std::string(w)];
     return false;
   };
   for (const std::string& s : sentences) {
@@ -42,7 +36,7 @@ std::vector<WordCount> LearnCjkLexicon(const std::vector<std::string>& sentences
     for (const std::string& s : sentences) counter.AddSentence(s, known);
     lexicon.clear();
     for (const WordCount& w : counter.Top()) {
-      if (CodePoints(w.word) >= 2) lexicon.insert(w.word);  // non-CJK words are never asked: harmless
+      if (CountCodePoints(w.word) >= 2) lexicon.insert(w.word);  // non-CJK words are never asked: harmless
     }
   }
   return counter.Top();

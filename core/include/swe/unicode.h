@@ -17,6 +17,12 @@ constexpr char32_t kReplacement = 0xFFFD;
 char32_t DecodeNext(std::string_view s, size_t* pos);
 void AppendUtf8(char32_t c, std::string* out);
 bool IsValidUtf8(std::string_view s);
+// The number of code points in valid UTF-8 (bytes that do not continue a sequence).
+inline size_t CountCodePoints(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
 
 enum class CharClass : uint8_t {
   kWord = 0,     // letters, digits, marks, and anything not below
