@@ -17,6 +17,7 @@ constexpr size_t kHeaderSize = 40;
 // Header flag bits. A reader rejects bits it does not know, so a flag marks a file that an older
 // reader would misread.
 constexpr uint32_t kFlagSubwordPieces = 1;  // model whose rows are subword pieces (TokenUnits::kSubwordPieces)
+constexpr uint32_t kFlagIndexDocs = 2;      // index that stores documents (schema Index.docs)
 
 // Validates the header and checksum, decompresses the payload into word-aligned memory. Flags outside
 // `known_flags` are unsupported; the header's flags are stored in `*flags` (may be null).

@@ -37,7 +37,6 @@ namespace {
 
 constexpr size_t kScanBlock = 1024;                   // rows scored per kernel call
 constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data
-constexpr uint32_t kFlagDocs = 2;                     // header flag: the index has documents
 
 bool AllFinite(const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -392,7 +391,7 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* d
     kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
     kj::ArrayPtr<const kj::byte> bytes = words.asBytes();
     return container::Seal(container::Kind::kIndex, bytes.begin(), bytes.size(), zstd_level, out,
-                           with_docs ? kFlagDocs : 0);
+                           with_docs ? container::kFlagIndexDocs : 0);
   } catch (const kj::Exception& e) {
     return Internal(std::string("writing the index message: ") + e.getDescription().cStr());
   } catch (const std::exception& e) {
@@ -406,8 +405,9 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
   if (docs) *docs = IndexDocs();
   std::vector<uint64_t> message;
   uint32_t checksum = 0;
-  // The documents flag only makes readers that predate documents refuse such files.
-  SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kIndex, limits, &message, &checksum, kFlagDocs));
+  uint32_t flags = 0;
+  SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kIndex, limits, &message, &checksum,
+                                      container::kFlagIndexDocs, &flags));
   std::unique_ptr<Index> index;
   // Decodes and validates the message into `index` (a lambda: it may use Index's private parts).
   auto decode = [&]() -> Status {
@@ -475,6 +475,10 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());
     index->model_checksum_ = root.getModelChecksum();
+    // The flag makes readers that predate documents refuse such files, so it must say the truth.
+    if (((flags & container::kFlagIndexDocs) != 0) != root.hasDocs()) {
+      return Corrupt("index: the header's documents flag and the message's documents disagree");
+    }
     if (docs && root.hasDocs()) {
       const Index& ix = *index;
       return ReadIndexDocs(root.getDocs(), limits, [&ix](uint64_t id) { return ix.Contains(id); }, docs);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -68,6 +69,36 @@ TEST(IndexDocs, ReaderRefusesADocumentOfNoEntry) {
   Status s = Index::Load(bytes.data(), bytes.size(), &loaded, ReadLimits(), &read);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_NE(s.message().find("names no entry"), std::string::npos) << s.message();
+  EXPECT_EQ(loaded, nullptr);
+}
+
+// Header flag 2 says "this index stores documents" (older readers refuse such files); a reader
+// refuses a file whose flag and message disagree, either way round.
+TEST(IndexDocs, ReaderRefusesAFlagThatDisagreesWithTheDocuments) {
+  auto set_flags = [](std::vector<uint8_t>* bytes, uint32_t flags) { std::memcpy(bytes->data() + 36, &flags, 4); };
+  std::vector<uint8_t> with_docs = FileWithDoc(11, {"eleven", "", ""});
+  uint32_t flags;
+  std::memcpy(&flags, with_docs.data() + 36, 4);
+  EXPECT_EQ(flags, 2u);
+  set_flags(&with_docs, 0);
+  std::unique_ptr<Index> loaded;
+  Status s = Index::Load(with_docs.data(), with_docs.size(), &loaded);  // even when documents are not asked for
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_NE(s.message().find("documents flag"), std::string::npos) << s.message();
+
+  std::unique_ptr<Index> index;
+  ASSERT_TRUE(Index::Create(2, DType::kF32, &index).ok());
+  const float a[2] = {1, 0};
+  ASSERT_TRUE(index->Add(1, a).ok());
+  std::vector<uint8_t> without;
+  ASSERT_TRUE(index->Save(&without, 3).ok());
+  std::memcpy(&flags, without.data() + 36, 4);
+  EXPECT_EQ(flags, 0u);
+  ASSERT_TRUE(Index::Load(without.data(), without.size(), &loaded).ok());
+  set_flags(&without, 2);
+  s = Index::Load(without.data(), without.size(), &loaded);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_NE(s.message().find("documents flag"), std::string::npos) << s.message();
   EXPECT_EQ(loaded, nullptr);
 }
 
