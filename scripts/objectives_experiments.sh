@@ -51,6 +51,7 @@ declare -A variants=(
   [para3-lr1e-2-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA3, tau=0.1)]; lazy(1e-2, 20)'
   [para3-lr1e-2-tau0.2]='o[:] = [nli(1, tau=0.2), para(PARA3, tau=0.2)]; lazy(1e-2, 20)'
   [para5-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  [para5-tau0.1-seed2]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
   [kd-para5-tau0.1]='o[:] = [o[0], nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
 )
 names=("$@")
