@@ -6,7 +6,7 @@
 //                                 [--warmup S] [--native PATH]
 //
 // Sentences: the unique STS-B dev sentences (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1, s2;
-// DIR defaults to ../shared/data beside the repository). Model: models/swe-en-use-lite-large.swe by
+// DIR defaults to ../shared/data beside the repository). Model: models/swe-en-use-lite-large-para.swe by
 // default. The two sides alternate for --rounds rounds (machine noise hits both alike); each round
 // times one model load, then encodes every sentence repeatedly for --warmup seconds (caches and clocks
 // settle after the other side ran) and for --min-time seconds timed, single-thread.
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = parseArgs(process.argv.slice(2), {
-  model: join(root, 'models/swe-en-use-lite-large.swe'),
+  model: join(root, 'models/swe-en-use-lite-large-para.swe'),
   data: process.env.SWE_SHARED_DATA ?? join(root, '../shared/data'),
   rounds: '7',
   'min-time': '0.5',

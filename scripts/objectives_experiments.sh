@@ -6,7 +6,8 @@
 # KD sentences are computed once (cached); every variant re-runs refine and export.
 #   bash scripts/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
 # Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, and one line per run to
-# build/objectives/runs.tsv: name, wall seconds (training and export), dev scores and their mean.
+# build/objectives/runs.tsv: name, wall seconds (training and export), dev scores and their mean, each
+# objective's held-out loss (initial -> best) and the epoch kept.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -38,6 +39,20 @@ declare -A variants=(
   [pca64]='o[:] = []; r["compress"] = {"method": "pca", "dims": 64}'
   [mcr128]='o[:] = []; r["compress"] = {"method": "mcr2", "dims": 128, "clusters": 32}'
   [mcr64]='o[:] = []; r["compress"] = {"method": "mcr2", "dims": 64, "clusters": 32}'
+  # Contrastive refinement at scale with lazy Adam (helpers below): NLI triples plus paraphrase pairs.
+  [lazy-nli-15ep]='o[:] = [o[1]]; lazy(1e-3, 15)'
+  [para3-5ep]='o[:] = [nli(1), para(PARA3)]; lazy(1e-3, 5)'
+  [para3-20ep]='o[:] = [nli(1), para(PARA3)]; lazy(1e-3, 20)'
+  [para3-lr3e-3]='o[:] = [nli(1), para(PARA3)]; lazy(3e-3, 20)'
+  [para5-20ep]='o[:] = [nli(1), para(PARA5)]; lazy(1e-3, 20)'
+  [para3-lr1e-2]='o[:] = [nli(1), para(PARA3)]; lazy(1e-2, 20)'
+  [para3-lr3e-3-60ep]='o[:] = [nli(1), para(PARA3)]; lazy(3e-3, 60)'
+  [para5-lr1e-2]='o[:] = [nli(1), para(PARA5)]; lazy(1e-2, 15)'
+  [para3-lr1e-2-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA3, tau=0.1)]; lazy(1e-2, 20)'
+  [para3-lr1e-2-tau0.2]='o[:] = [nli(1, tau=0.2), para(PARA3, tau=0.2)]; lazy(1e-2, 20)'
+  [para5-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  [para5-tau0.1-seed2]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
+  [kd-para5-tau0.1]='o[:] = [o[0], nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
 )
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(kd kd-nli0.1 kd-nli0.5 nli distance pca128 pca64 mcr128 mcr64)
@@ -48,6 +63,12 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 r["export"]["path"], r["name"] = sys.argv[3], "swe-en-use-lite-large-" + sys.argv[4]
 o = r["refine"]["objectives"]
+def nli(w, **kw): return dict(o[1], weight=w, **kw)  # the NLI triples objective, reweighted
+def para(files, w=1.0, **kw):  # one contrastive objective over paraphrase files, each capped
+  return dict(kind="contrastive", weight=w, data=[{"path": f"$para/{f}.tsv", "max": cap} for f, cap in files], **kw)
+def lazy(lr, epochs): r["refine"].update(optimizer="lazy_adam", lr=lr, max_epochs=epochs)
+PARA3 = [("coco_val2017", 20000), ("parasci", 10000), ("twitterurl", 11109)]
+PARA5 = [("coco_val2017", 50000), ("parasci", 40179), ("twitterurl", 11109), ("multipit", 40000), ("wikisplit", 15000)]
 ${variants[$name]}
 if not o: r["refine"] = {"method": "none"}
 json.dump(r, open(sys.argv[2], "w"), indent=2)
@@ -57,5 +78,9 @@ PY
   secs=$SECONDS
   scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --no-details 2>/dev/null |
     awk '/spearman/ {printf "%s=%s ", $2, $(NF-1); sum += $(NF-1); n++} END {printf "avg=%.2f", sum / n}')
-  printf '%s\t%ss\t%s\n' "$name" "$secs" "$scores" | tee -a "$out/runs.tsv"
+  # Each objective's held-out loss (initial -> best, in recipe order) and the epoch kept.
+  heldout=$("$swe" info "$out/$name.swe" | awk '/-heldout/ && /initial/ {i = $NF} /-heldout/ && /best/ {
+    printf "%s%s:%s->%s", sep, $2, i, $NF; sep = " "}')
+  best=$(sed -n 's/^refine: held-out loss .*(best epoch \(.*\))$/\1/p' "$out/$name.log")
+  printf '%s\t%ss\t%s\t%s\tbest epoch %s\n' "$name" "$secs" "$scores" "$heldout" "$best" | tee -a "$out/runs.tsv"
 done

@@ -15,7 +15,7 @@ LABELS = {  # model stem -> column heading
     "pca-abtt": "3.2 PCA + ABTT",
     "pca-word": "word-level PCA + ABTT",
     "swe-en-use-lite": "3.3 KD",
-    "swe-en-use-lite-large": "3.3 KD, 40k words, N = 50 (shipped)",
+    "swe-en-use-lite-large": "3.3 KD, 40k words, N = 50 (the default's base)",
 }
 
 

@@ -10,7 +10,7 @@ export const MODELS = [
   {
     id: 'en',
     label: 'English',
-    source: 'models/swe-en-use-lite-large.swe',
+    source: 'models/swe-en-use-lite-large-para.swe',
     file: 'model.swe',
     placeholder: 'e.g. the Panama canal',
     examples: [

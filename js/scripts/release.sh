@@ -10,7 +10,7 @@ mkdir -p "$1"
 out=$(cd "$1" && pwd)
 cd "$(dirname "$0")/../.."
 version=$(tr -d '[:space:]' < VERSION)
-model=swe-en-use-lite-large
+model=swe-en-use-lite-large-para
 
 for pkg in js/package.json js/model-en/package.json; do
   v=$(node -p "require('./$pkg').version")

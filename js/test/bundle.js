@@ -32,7 +32,7 @@ const ESBUILD_PAGE = `
 import { initialize, loadModel } from 'swe-embeddings';
 import wasmUrl from 'swe-embeddings/dist/swe.wasm';
 import 'swe-embeddings-model-en';
-import modelFile from 'swe-embeddings-model-en/swe-en-use-lite-large.swe';
+import modelFile from 'swe-embeddings-model-en/swe-en-use-lite-large-para.swe';
 try {
   await initialize({ wasmUrl });
   ${LOAD_AND_REPORT}
@@ -64,8 +64,8 @@ export async function buildEsbuildPage(project) {
     absWorkingDir: project, entryPoints: ['esbuild-page.js'], bundle: true, format: 'esm', platform: 'browser',
     outdir: 'esbuild-site', loader: { '.wasm': 'file', '.swe': 'file' }, logLevel: 'error',
   });
-  copyFileSync(join(project, 'node_modules/swe-embeddings-model-en/swe-en-use-lite-large.swe'),
-               join(site, 'swe-en-use-lite-large.swe'));
+  copyFileSync(join(project, 'node_modules/swe-embeddings-model-en/swe-en-use-lite-large-para.swe'),
+               join(site, 'swe-en-use-lite-large-para.swe'));
   return site;
 }
 

@@ -47,7 +47,7 @@ after(() => server.closeAllConnections?.() ?? server.close());
 test('a fetched model reports progress up to its Content-Length', async () => {
   const progress = [];
   const model = await loadModel(`${base}/model.swe`, { onProgress: (p) => progress.push(p) });
-  assert.equal(model.info.name, 'swe-en-use-lite-large');
+  assert.equal(model.info.name, 'swe-en-use-lite-large-para');
   assert.deepEqual(progress[0], { loaded: 0, total: bytes.length });
   assert.deepEqual(progress.at(-1), { loaded: bytes.length, total: bytes.length });
   assert.ok(progress.length > 3, `${progress.length} progress reports`);

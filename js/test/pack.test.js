@@ -18,8 +18,8 @@ const version = readFileSync(join(repoRoot, 'VERSION'), 'utf8').trim();
 const allowed = new Set(['package.json', 'README.md', 'index.d.ts', 'dist/swe.js', 'dist/swe.wasm',
                          'src/index.js', 'src/model.js', 'src/search-index.js', 'src/wasm.js', 'src/load.js',
                          'src/helpers.js', 'src/langchain.js']);
-const modelFiles = ['package.json', 'README.md', 'index.js', 'index.d.ts', 'swe-en-use-lite-large.swe',
-                    'swe-en-use-lite-large.md'];
+const modelFiles = ['package.json', 'README.md', 'index.js', 'index.d.ts', 'swe-en-use-lite-large-para.swe',
+                    'swe-en-use-lite-large-para.md'];
 let project;
 
 before(() => {
@@ -79,7 +79,7 @@ parentPort.postMessage(Array.from(model.encode('a man is playing a guitar').suba
 `);
   const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: project.dir, encoding: 'utf8' }));
   assert.equal(out.version, version);
-  assert.equal(out.name, 'swe-en-use-lite-large');
+  assert.equal(out.name, 'swe-en-use-lite-large-para');
   assert.equal(out.length, out.dims);
   assert.equal(out.hit, 1);
   assert.equal(out.none, 0, 'a query without a known word has no hits');
@@ -92,7 +92,7 @@ parentPort.postMessage(Array.from(model.encode('a man is playing a guitar').suba
 function checkPage({ first, second, modelRequests }, size) {
   assert.equal(first.error, undefined, first.error);
   assert.equal(second.error, undefined, second.error);
-  assert.equal(first.name, 'swe-en-use-lite-large');
+  assert.equal(first.name, 'swe-en-use-lite-large-para');
   assert.equal(first.vector.length, first.dims);
   assert.equal(first.best, 'a man is playing a guitar');
   assert.deepEqual(first.progress.at(-1), { loaded: size, total: size });
@@ -104,12 +104,12 @@ function checkPage({ first, second, modelRequests }, size) {
 }
 
 const noChromium = existsSync(executablePath) ? false : `${executablePath} is missing (apt-get install chromium)`;
-const modelSize = () => statSync(join(project.dir, 'node_modules/swe-embeddings-model-en/swe-en-use-lite-large.swe')).size;
+const modelSize = () => statSync(join(project.dir, 'node_modules/swe-embeddings-model-en/swe-en-use-lite-large-para.swe')).size;
 
 test('a page bundled with esbuild from the installed packages runs in chromium, cached on reload',
      { skip: noChromium }, async () => {
   const site = await buildEsbuildPage(project.dir);
-  const visits = await runPage(site, /^\/swe-en-use-lite-large\.swe$/);
+  const visits = await runPage(site, /^\/swe-en-use-lite-large-para\.swe$/);
   checkPage(visits, modelSize());
   assert.deepEqual(visits.first.again, visits.first.vector, 'the model through the file loader encodes the same');
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { SweEmbeddings, cosine, kmeans, loadModel, nearDuplicateGroups, similarityMatrix } from '../src/index.js';
-import { defaultModel, jsRoot } from './helpers.js';
+import { baseModel, defaultModel, jsRoot } from './helpers.js';
 
 const model = await loadModel(defaultModel);
 const docs = ['A man is playing a guitar.', 'The stock market fell sharply.', 'A chef is slicing onions.',
@@ -89,7 +89,11 @@ test('dedupe groups near-duplicates under their first text', () => {
   assert.deepEqual(nearDuplicateGroups(new Float32Array(0), 4, 0.5), []);
 });
 
-test('cluster: k-means separates topics, the same on every run for a seed', () => {
+// On the default's base: with the default (swe-en-use-lite-large-para) k-means++'s single start at seed 0
+// stops in a local optimum on these texts (the topic split still has the lowest inertia): a limit of one
+// start, not of the model (docs/RESULTS.md, "Refinement objectives on the CPU").
+test('cluster: k-means separates topics, the same on every run for a seed', async () => {
+  const model = await loadModel(baseModel);
   const animals = ['a cat sleeps on the sofa', 'the dog barked at the cat', 'kittens and puppies play',
                    'a horse runs in the field'];
   const money = ['stock prices fell sharply', 'the bank raised interest rates', 'investors sold their shares',

@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tarball=$(realpath "$1")
-model=$(realpath "$here/../../models/swe-en-use-lite-large.swe")
+model=$(realpath "$here/../../models/swe-en-use-lite-large-para.swe")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar -C "$tmp" -xzf "$tarball"
