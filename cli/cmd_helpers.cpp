@@ -29,11 +29,12 @@ constexpr const char* kDedupeUsage =
     "                   \"text\", \"score\"}]}, score being the cosine with the kept document\n";
 
 constexpr const char* kClusterUsage =
-    "usage: swe cluster MODEL --docs FILE|- -k K [--seed S] [--dims N] [--json]\n"
+    "usage: swe cluster MODEL --docs FILE|- -k K [--seed S] [--restarts R] [--dims N] [--json]\n"
     "\n"
-    "Clusters the documents' vectors with k-means (k-means++ start, Euclidean distance between unit\n"
-    "vectors, which orders like cosine) and prints 'CLUSTER<tab>TEXT' per document, clusters numbered\n"
-    "from 0. The same seed gives the same clusters on every run, and as the JS package's cluster().\n"
+    "Clusters the documents' vectors with k-means (k-means++ starts, Euclidean distance between unit\n"
+    "vectors, which orders like cosine; the start of lowest inertia wins) and prints 'CLUSTER<tab>TEXT'\n"
+    "per document, clusters numbered from 0. The same seed and restarts give the same clusters on\n"
+    "every run, and as the JS package's cluster().\n"
     "A document with no word the model knows is in no cluster: '-' (JSON: null), left out of k-means.\n"
     "\n"
     "options:\n"
@@ -41,6 +42,7 @@ constexpr const char* kClusterUsage =
     "                   of {\"text\", \"id\", \"metadata\"} objects\n"
     "  -k K             the number of clusters, at most the number of documents with a known word\n"
     "  --seed S         the k-means++ seed, 0 to 4294967295 (default 0)\n"
+    "  --restarts R     k-means++ starts, 1 to 1000 (default 4)\n"
     "  --dims N         use only the first N dimensions\n"
     "  --json           one JSON object per document: {\"id\", \"text\", \"cluster\"}\n";
 
@@ -113,7 +115,9 @@ int RunDedupe(const Args& args) {
 int RunCluster(const Args& args) {
   const std::string command = "swe cluster";
   util::ParsedArgs parsed = util::ParseArgs(
-      args, {{"docs", 0, true}, {"k", 'k', true}, {"seed", 0, true}, {"dims", 0, true}, {"json", 0, false}}, command);
+      args, {{"docs", 0, true}, {"k", 'k', true}, {"seed", 0, true}, {"restarts", 0, true}, {"dims", 0, true},
+             {"json", 0, false}},
+      command);
   if (parsed.help) {
     std::fputs(kClusterUsage, stdout);
     return 0;
@@ -121,6 +125,8 @@ int RunCluster(const Args& args) {
   if (!parsed.has("k")) throw util::UsageError("-k K is required", command);
   const uint64_t k = util::ParseCount(parsed.get("k"), "-k", 1, UINT32_MAX);
   const uint32_t seed = static_cast<uint32_t>(parsed.has("seed") ? util::ParseCount(parsed.get("seed"), "--seed", 0, UINT32_MAX) : 0);
+  const int restarts = static_cast<int>(
+      parsed.has("restarts") ? util::ParseCount(parsed.get("restarts"), "--restarts", 1, 1000) : kDefaultKMeansRestarts);
   Encoded e = ReadAndEncode(parsed, command);
   // k-means over the documents with a known word only: a zero vector is no point on the unit sphere.
   std::vector<size_t> rows;
@@ -136,7 +142,7 @@ int RunCluster(const Args& args) {
                            command);
   }
   ReportUnknown(e, "in no cluster");
-  KMeansResult result = KMeans(vectors.data(), rows.size(), e.dims, static_cast<uint32_t>(k), seed);
+  KMeansResult result = KMeans(vectors.data(), rows.size(), e.dims, static_cast<uint32_t>(k), seed, restarts);
   std::vector<int32_t> labels(e.docs.size(), -1);
   for (size_t r = 0; r < rows.size(); ++r) labels[rows[r]] = result.labels[r];
   std::string out;

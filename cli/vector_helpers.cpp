@@ -105,8 +105,11 @@ std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_
   return groups;
 }
 
-KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed, int max_iterations) {
-  Mulberry32 random(seed);
+namespace {
+
+// One k-means++ start drawn from `random`, then Lloyd rounds.
+KMeansResult KMeansOnce(const float* vectors, size_t n, uint32_t dims, uint32_t k, Mulberry32& random,
+                        int max_iterations) {
   KMeansResult result;
   result.centroids.assign(size_t{k} * dims, 0.0f);
   std::vector<double> nearest(n, std::numeric_limits<double>::infinity());  // squared distance to the nearest centre
@@ -137,6 +140,19 @@ KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, u
   }
   for (size_t i = 0; i < n; ++i) result.inertia += Distance2(vectors, i, result.centroids.data(), result.labels[i], dims);
   return result;
+}
+
+}  // namespace
+
+KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed, int restarts,
+                    int max_iterations) {
+  Mulberry32 random(seed);  // one stream for every start: start r begins where start r - 1 stopped drawing
+  KMeansResult best = KMeansOnce(vectors, n, dims, k, random, max_iterations);
+  for (int r = 1; r < restarts; ++r) {
+    KMeansResult result = KMeansOnce(vectors, n, dims, k, random, max_iterations);
+    if (result.inertia < best.inertia) best = std::move(result);
+  }
+  return best;
 }
 
 }  // namespace swe::cli

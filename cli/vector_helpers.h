@@ -24,10 +24,14 @@ struct KMeansResult {
   int iterations = 0;
 };
 
-// k-means (Euclidean, which on unit vectors orders like cosine): k-means++ start drawn from a mulberry32
-// generator seeded with `seed`, then Lloyd rounds until no row changes cluster or `max_iterations`.
-// Requires 1 ≤ k ≤ n.
-KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed, int max_iterations = 100);
+// k-means (Euclidean, which on unit vectors orders like cosine): `restarts` k-means++ starts drawn one
+// after another from a mulberry32 generator seeded with `seed`, each followed by Lloyd rounds until no
+// row changes cluster or `max_iterations`; the result of lowest inertia (the earliest on ties). One
+// start can stop in a local optimum even on two clear topics, hence several by default.
+// Requires 1 ≤ k ≤ n and restarts ≥ 1.
+constexpr int kDefaultKMeansRestarts = 4;
+KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed,
+                    int restarts = kDefaultKMeansRestarts, int max_iterations = 100);
 
 // mulberry32: uniform doubles in [0, 1), bit-identical to helpers.js's.
 class Mulberry32 {

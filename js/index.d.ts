@@ -115,6 +115,8 @@ export interface KMeansOptions {
   seed?: number;
   /** Most Lloyd iterations (default 100); it stops earlier once no row changes cluster. */
   iterations?: number;
+  /** k-means++ starts, 1 to 1000 (default 4): the one of lowest inertia is returned. */
+  restarts?: number;
 }
 
 export interface KMeansResult {
@@ -179,7 +181,7 @@ export class Model {
   filter(query: string, texts: readonly string[], threshold: number, options?: EncodeOptions): string[];
   /** Near-duplicate groups (indices; each member within `threshold`, default 0.9, of the group's first) and the first text of each. */
   dedupe(texts: readonly string[], threshold?: number, options?: EncodeOptions): { texts: string[]; groups: number[][] };
-  /** k-means of the texts' vectors, k-means++ start from a seed (deterministic). */
+  /** k-means of the texts' vectors, the best of several k-means++ starts from a seed (deterministic). */
   cluster(texts: readonly string[], k: number, options?: KMeansOptions & EncodeOptions): KMeansResult;
   /** Cosine similarity of two texts' vectors, in [-1, 1] (0 when either has no known word). */
   similarity(a: string, b: string, options?: EncodeOptions): number;

@@ -59,16 +59,32 @@ export function nearDuplicateGroups(vectors, dims, threshold) {
 }
 
 /**
- * k-means of the rows (Euclidean; on unit vectors this orders like cosine), seeded k-means++ start
- * and Lloyd iterations until no row changes cluster (or `iterations`). Deterministic for a seed.
+ * k-means of the rows (Euclidean; on unit vectors this orders like cosine): `restarts` seeded
+ * k-means++ starts (one random stream, drawn one start after another), each with Lloyd iterations
+ * until no row changes cluster (or `iterations`); the start of lowest inertia wins (the earliest on
+ * ties). One start can stop in a local optimum even on two clear topics, hence 4 by default.
+ * Deterministic for a seed and restarts, and the same as the CLI's `swe cluster`.
  * Returns { labels: Int32Array (cluster of each row), centroids: Float32Array (k × dims), inertia
- * (sum of squared distances to the centroids), iterations }.
+ * (sum of squared distances to the centroids), iterations (of the winning start) }.
  */
-export function kmeans(vectors, dims, k, { seed = 0, iterations = 100 } = {}) {
+export function kmeans(vectors, dims, k, { seed = 0, iterations = 100, restarts = 4 } = {}) {
   const n = rowCount(vectors, dims, 'kmeans');
   if (!Number.isInteger(k) || k < 1 || k > n) throw new RangeError(`kmeans: k must be an integer in [1, ${n}], got ${k}`);
   if (!Number.isInteger(iterations) || iterations < 1) throw new RangeError('kmeans: iterations must be a positive integer');
+  if (!Number.isInteger(restarts) || restarts < 1 || restarts > 1000) {
+    throw new RangeError(`kmeans: restarts must be an integer in [1, 1000], got ${restarts}`);
+  }
   const random = mulberry32(seed);
+  let best = kmeansOnce(vectors, n, dims, k, random, iterations);
+  for (let r = 1; r < restarts; ++r) {
+    const result = kmeansOnce(vectors, n, dims, k, random, iterations);
+    if (result.inertia < best.inertia) best = result;
+  }
+  return best;
+}
+
+// One k-means++ start drawn from `random`, then Lloyd rounds.
+function kmeansOnce(vectors, n, dims, k, random, iterations) {
   const centroids = new Float32Array(k * dims);
   const nearest = new Float64Array(n).fill(Infinity);  // squared distance to the nearest chosen centre
   let pick = Math.floor(random() * n);

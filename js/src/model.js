@@ -123,8 +123,9 @@ export class Model {
   }
 
   /**
-   * k-means clusters of the texts' vectors (k-means++ start from options.seed, default 0, so the
-   * result is the same on every run): { labels, centroids, inertia, iterations } as kmeans() returns.
+   * k-means clusters of the texts' vectors (the best of options.restarts k-means++ starts, default 4,
+   * from options.seed, default 0, so the result is the same on every run): { labels, centroids,
+   * inertia, iterations } as kmeans() returns.
    */
   cluster(texts, k, options = {}) {
     const dims = this.encodeDims(options, 'cluster');

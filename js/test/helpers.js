@@ -14,8 +14,6 @@ export const dataDir = process.env.SWE_SHARED_DATA ?? join(repoRoot, '../shared/
 export const placeholderModel = join(repoRoot, 'models/glove-100d-50k-int8.swe');
 /** The shipped default model (committed). */
 export const defaultModel = join(repoRoot, 'models/swe-en-use-lite-large-para.swe');
-/** The default's base, the distilled-only English model (committed; see use.test.js's cluster test). */
-export const baseModel = join(repoRoot, 'models/swe-en-use-lite-large.swe');
 
 /** The native CLI (SWE_CLI, else the native preset's build); fails with what to do when missing. */
 export function nativeCli() {
