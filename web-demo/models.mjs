@@ -25,7 +25,7 @@ export const MODELS = [
     label: 'Multilingual: English, Deutsch, 日本語, 中文',
     source: 'models/swe-multi-en-de-ja-zh.swe',
     file: 'model-multi.swe',
-    placeholder: 'e.g. der Panamakanal, パナマ運河, 巴拿马运河',
+    placeholder: 'e.g. die Abschaffung der Sklaverei, 大西洋横断電信, 废除奴隶制',
     examples: [
       { lang: 'en', query: 'clean air and clean water' },
       { lang: 'de', query: 'saubere Luft und sauberes Wasser' },
