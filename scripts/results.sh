@@ -53,9 +53,10 @@ variant pca-abtt   'r["refine"]["method"] = "none"'
 variant pca-word   'r["pca"]["mode"] = "word"; r["refine"]["method"] = "none"'
 
 kd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["export"]["path"])' "$recipe")
-# The shipped default (recipes/en-use-lite-large.json, trained on a GPU machine) is scored beside them.
+# The default's base (recipes/en-use-lite-large.json, trained on a GPU machine) and the default (that
+# base refined by contrastive learning, recipes/en-use-lite-large-para.json) are scored beside them.
 models=(models/glove-100d-50k-int8.swe "$out/extract.swe" "$out/pca-noabtt.swe" "$out/pca-abtt.swe" "$out/pca-word.swe" "$kd"
-        models/swe-en-use-lite-large.swe)
+        models/swe-en-use-lite-large.swe models/swe-en-use-lite-large-para.swe)
 rm -f "$out/students.jsonl" "$out/teacher.jsonl"
 "$swe" eval "${models[@]}" --tasks "$tasks" --json "$out/students.jsonl" --no-details >/dev/null
 "$trainer" eval --teacher use-lite "$teacher" --tasks "$tasks" --json "$out/teacher.jsonl" --quiet >/dev/null

@@ -16,6 +16,7 @@ LABELS = {  # model stem -> column heading
     "pca-word": "word-level PCA + ABTT",
     "swe-en-use-lite": "3.3 KD",
     "swe-en-use-lite-large": "3.3 KD, 40k words, N = 50 (the default's base)",
+    "swe-en-use-lite-large-para": "+ contrastive (NLI, paraphrases): the default",
 }
 
 
