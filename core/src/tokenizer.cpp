@@ -259,8 +259,9 @@ class Splitter {
 // Step 3's results for recent unknown words: real text repeats its names and numbers, and the
 // subword fallback costs far more than a lookup. Direct-mapped and bounded; allocated on first use,
 // with only the key sizes zeroed (no string per slot to construct and free), so that an encoder made
-// for one call (the C API's encode functions make one per call) stays cheap: with 1024 std::string
-// slots, one unknown word made such a call 4.2 us instead of 1.7 (a short sentence, docs/BENCHMARKS.md).
+// for one call (the C API's encode functions make one per call) stays cheap: 1024 std::string slots
+// cost such a call 2.5 us on its first unknown word (encode_bench's encode_per_call: 205 -> 150 ns
+// per STS-B word, docs/BENCHMARKS.md).
 class UnknownCache {
  public:
   bool Find(std::string_view word, int64_t* id) const {
