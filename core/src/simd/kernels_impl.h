@@ -1,9 +1,8 @@
 // The portable source of every kernel: the generic variant, and the reference of the others. A
 // variant's translation unit defines SWE_KERNELS_NS (its namespace: generic, avx2, wasm128, ...) and
-// SWE_KERNELS_NAME, includes this file, then its own kernels (vector_kernels.h over its Vec type, and
-// intrinsics), then kernels_table.h with SWE_KERNEL_<NAME> naming each kernel of its own; the
-// instruction set comes from the compile flags of that unit. Keep it portable: plain C++ loops that
-// GCC and clang vectorize, nothing specific to one architecture.
+// SWE_KERNELS_NAME, includes this file, then (a vector variant) its vector types and
+// vector_kernels.h, then kernels_table.h; the instruction set comes from the compile flags of that
+// unit. Keep it portable: plain C++ loops, nothing specific to one architecture.
 //
 // Determinism (docs/FORMAT.md, "Determinism"): every variant gives bit-identical results.
 //  - No FMA: core is compiled with -ffp-contract=off and kernels never call fma().
@@ -67,8 +66,8 @@ inline int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
 }
 
 // One row after the other, each in DotF32's order. (A four-row version of this loop, written for
-// auto-vectorisation, came out 5x slower with GCC 12: the 4 x 8 partial sums spill. Variants with
-// intrinsics block rows themselves.)
+// auto-vectorisation, came out 5x slower with GCC 12: the 4 x 8 partial sums spill. The vector
+// variants block rows in vector_kernels.h.)
 inline void ScanF32(const float* q, const float* rows, size_t n, size_t count, float* out) {
   for (size_t r = 0; r < count; ++r) out[r] = DotF32(q, rows + r * n, n);
 }
@@ -80,7 +79,7 @@ inline void ScanI8(const int8_t* q, const int8_t* rows, size_t n, size_t count, 
 
 // Gather: axpy once per id, called directly (no indirect call per word). Each
 // element gets its additions in the order of ids, so any blocking of the columns gives the same
-// bits: variants with intrinsics keep a block of the accumulator in registers across all rows
+// bits: the vector variants (vector_kernels.h) keep a block of the accumulator in registers across all rows
 // (GCC 12 keeps a local block of a plain loop in memory, which measured slower than this).
 inline float Coefficient(uint32_t id, const float* weights, const float* scales) {
   float a = weights != nullptr ? weights[id] : 1.0f;
