@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Golden outputs of tiny random T5-encoder Sentence Transformers (the Sentence-T5 layout: T5 encoder,
+mean pooling, a Dense projection without bias, normalisation), computed by Hugging Face `transformers`
+(cross-checked with `sentence-transformers` when it loads the directory), for the parity test of
+swe-trainer's `t5` teacher.
+
+Needs Python with torch, transformers, tokenizers, sentencepiece (+ protobuf) and safetensors. No
+network and no downloaded weights: the models are random with a fixed seed, and the tokenizer is a real
+SentencePiece unigram model trained here on TEXT (T5's settings: pad 0, </s> 1, <unk> 2, nmt_nfkc
+normalisation, so its tokenizer.json carries a real precompiled charsmap), converted to tokenizer.json
+by transformers as T5's own is (100 <extra_id_N> sentinels added, </s> appended to every text).
+
+Writes into OUT (default tests/trainer/fixtures/t5_golden):
+  model/        the v1.1 / Sentence-T5 kind: feed_forward_proj "gated-gelu" (gelu_new), f32 weights
+  model_relu/   the original T5 kind: feed_forward_proj "relu"
+  model_bf16/   model/'s weights stored as bfloat16 (its reference runs those weights in float32)
+      each: config.json, model.safetensors, tokenizer.json (+ tokenizer_config.json, special tokens),
+      spiece.model, modules.json, sentence_bert_config.json (max_seq_length 48), 1_Pooling (mean),
+      2_Dense (32 -> 24, no bias, identity), 3_Normalize: a Sentence-Transformers directory
+  golden.json   versions, settings, sentences, the HF tokenizer's ids (</s> included, truncated to
+                max_seq_length) and UTF-8 byte offsets of each token (</s>: [0, 0]), sentencepiece's own
+                ids for comparison, cross-check figures
+  golden.f32    little-endian float32, per model in the order above: mean-pooled last-layer vectors
+                [S x 32] (before Dense), the Sentence Transformer's output [S x 24] (after Dense and
+                normalisation), then the last-layer token vectors of every sentence [len(ids[i]) x 32]
+The reference runs each sentence alone (no padding), float32, CPU, eager attention.
+
+Regenerate (deterministic given the library versions; seconds):
+  python3 trainer/tools/t5_golden.py --text FILE [--out tests/trainer/fixtures/t5_golden]
+where FILE is plain text to train the tokenizer on (the committed fixture: see golden.json "text").
+"""
+import argparse
+import base64
+import json
+import os
+import shutil
+import struct
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MAX_SEQ = 48
+D_MODEL, D_KV, D_FF, LAYERS, HEADS, DENSE_OUT = 32, 8, 64, 2, 4, 24
+BUCKETS, MAX_DISTANCE = 32, 128
+SPM_VOCAB = 2000
+SEED = 4321
+
+LONG = ("The quick brown fox jumps over the lazy dog while the committee, after a long discussion about "
+        "money, time and the results of its earlier decisions, finally agreed to move the vote until next "
+        "spring, when more information would be available to every member of the board.")
+SENTENCES = [
+    "Hello world.",
+    "A man is playing a guitar.",
+    "The quick brown fox jumps over the lazy dog.",
+    "Café Müller's crème brûlée costs €4.50!",
+    "  leading and trailing spaces\tand\ttabs\n",
+    "many     spaces   between\n\nwords",
+    "UPPER lower MiXeD cAsE",
+    "我爱北京天安门。",
+    "Numbers: 3.14159, 1,000,000 and 42%.",
+    "I \u2764 pizza \U0001F355 so much",
+    "e-mail someone@example.com or visit https://example.org/path?q=1&r=2",
+    "a" * 120 + " ok",
+    "Ünïcödé àccents, Ελληνικά and русский язык",
+    "Don't stop\u2014believing\u2019s fine\u2026 «really»",
+    LONG,
+    "",
+    "a",
+    " ",
+    "zero\u200bwidth and soft\u00adhyphen and x\u0000y",
+    "\u0130stanbul \u01c5 stra\u00dfe \ufb01ne",
+    "ideographic\u3000space and nbsp\u00a0here",
+    "Full-width \uff21\uff22\uff23\uff11\uff12\uff13 and half-width \uff76\uff80\uff76\uff85",
+    "circled \u2460\u2461 super x\u00b2 roman \u216b fraction \u00bd",
+    "Mr. Smith went to Washington, D.C., in 1999.",
+    "unbelievably antidisestablishmentarianism",
+    "こんにちは世界 and 한국어",
+    "Der schnelle braune Fuchs springt über den faulen Hund.",
+    "Sentinels <extra_id_0> and <extra_id_99> and </s> inside text, <unk> too.",
+    "Cafe\u0301 with a combining accent",
+    "\u2028line\u2029separators\u0085and\u000bcontrols",
+]
+
+
+def train_spm(text, workdir, spm):
+    """A unigram SentencePiece model with T5's special ids and normalisation."""
+    prefix = os.path.join(workdir, "spiece")
+    spm.SentencePieceTrainer.train(
+        input=text, model_prefix=prefix, vocab_size=SPM_VOCAB, model_type="unigram",
+        pad_id=0, eos_id=1, unk_id=2, bos_id=-1, pad_piece="<pad>", eos_piece="</s>", unk_piece="<unk>",
+        character_coverage=0.995, normalization_rule_name="nmt_nfkc", num_threads=1,
+        input_sentence_size=200000, shuffle_input_sentence=False, minloglevel=2)
+    return prefix + ".model"
+
+
+def fast_tokenizer(spm_path, transformers):
+    """transformers' own conversion of a T5 SentencePiece model (what T5's tokenizer.json is)."""
+    errors = []
+    for name in ("T5TokenizerFast", "T5Tokenizer"):
+        cls = getattr(transformers, name, None)
+        if cls is None:
+            continue
+        try:
+            tok = cls(vocab_file=spm_path, model_max_length=MAX_SEQ)
+            if getattr(tok, "is_fast", False):
+                return tok, name
+            errors.append("%s is not fast" % name)
+        except Exception as e:  # noqa: BLE001
+            errors.append("%s: %s: %s" % (name, type(e).__name__, e))
+    raise RuntimeError("no fast T5 tokenizer: " + "; ".join(errors))
+
+
+def randomize(model, torch):
+    """Weights far from T5's init, so attention is peaked and every term (relative bias too) matters."""
+    g = torch.Generator().manual_seed(SEED)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "layer_norm" in name:
+                p.copy_(0.5 + torch.rand(p.shape, generator=g))
+            elif "relative_attention_bias" in name:
+                p.copy_(2.0 * torch.randn(p.shape, generator=g))
+            elif name.startswith("shared") or "embed_tokens" in name:
+                p.copy_(torch.randn(p.shape, generator=g))
+            else:  # linear [out, in]; T5 does not scale q.k by 1/sqrt(d_kv)
+                gain = 0.7 if (".q." in name or ".k." in name) else 1.0
+                p.copy_(gain * torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
+
+
+def byte_offsets(text, offsets):
+    at = [0]
+    for ch in text:
+        at.append(at[-1] + len(ch.encode("utf-8")))
+    return [[at[b], at[e]] for b, e in offsets]
+
+
+def write_st_files(d, dense_weight, torch):
+    from safetensors.torch import save_file
+    mods = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+            {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+            {"idx": 3, "name": "3", "path": "3_Normalize", "type": "sentence_transformers.models.Normalize"}]
+    json.dump(mods, open(os.path.join(d, "modules.json"), "w"), indent=2)
+    json.dump({"max_seq_length": MAX_SEQ, "do_lower_case": False},
+              open(os.path.join(d, "sentence_bert_config.json"), "w"), indent=2)
+    os.makedirs(os.path.join(d, "1_Pooling"), exist_ok=True)
+    json.dump({"word_embedding_dimension": D_MODEL, "pooling_mode_cls_token": False,
+               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+               "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
+               "pooling_mode_lasttoken": False, "include_prompt": True},
+              open(os.path.join(d, "1_Pooling", "config.json"), "w"), indent=2)
+    os.makedirs(os.path.join(d, "2_Dense"), exist_ok=True)
+    json.dump({"in_features": D_MODEL, "out_features": DENSE_OUT, "bias": False,
+               "activation_function": "torch.nn.modules.linear.Identity"},
+              open(os.path.join(d, "2_Dense", "config.json"), "w"), indent=2)
+    save_file({"linear.weight": dense_weight.contiguous()}, os.path.join(d, "2_Dense", "model.safetensors"))
+    os.makedirs(os.path.join(d, "3_Normalize"), exist_ok=True)
+
+
+def save_model(model, d):
+    try:
+        model.save_pretrained(d, safe_serialization=True)
+    except TypeError:  # transformers 5 always writes safetensors
+        model.save_pretrained(d)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--text", required=True, help="plain text to train the SentencePiece model on")
+    ap.add_argument("--out", default=os.path.join(ROOT, "tests", "trainer", "fixtures", "t5_golden"))
+    args = ap.parse_args()
+
+    import sentencepiece as spm
+    import torch
+    import transformers
+    import tokenizers
+    from transformers import T5Config, T5EncoderModel
+
+    torch.manual_seed(SEED)
+    torch.use_deterministic_algorithms(True)
+    out = os.path.abspath(args.out)
+    tmp = tempfile.mkdtemp()
+    spm_path = train_spm(args.text, tmp, spm)
+    sp = spm.SentencePieceProcessor(model_file=spm_path)
+    fast, tok_class = fast_tokenizer(spm_path, transformers)
+    V = len(fast)  # pieces + the 100 sentinels
+
+    variants = {"model": ("gated-gelu", torch.float32), "model_relu": ("relu", torch.float32),
+                "model_bf16": ("gated-gelu", torch.bfloat16)}
+    if os.path.exists(out):
+        for sub in variants:
+            shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+    os.makedirs(out, exist_ok=True)
+    g = torch.Generator().manual_seed(SEED + 1)
+    dense = torch.randn(DENSE_OUT, D_MODEL, generator=g) / D_MODEL ** 0.5
+    built = {}
+    for key, (ff, dtype) in variants.items():
+        d = os.path.join(out, key)
+        if ff in built:  # the bf16 variant stores the gated model's weights
+            model = built[ff]
+        else:
+            cfg = T5Config(vocab_size=V, d_model=D_MODEL, d_kv=D_KV, d_ff=D_FF, num_layers=LAYERS,
+                           num_heads=HEADS, relative_attention_num_buckets=BUCKETS,
+                           relative_attention_max_distance=MAX_DISTANCE, dropout_rate=0.0,
+                           layer_norm_epsilon=1e-6, feed_forward_proj=ff, is_encoder_decoder=False,
+                           use_cache=False)
+            model = T5EncoderModel(cfg).eval()
+            randomize(model, torch)
+            built[ff] = model
+        save_model(model.to(dtype), d)
+        model.float()
+        fast.save_pretrained(d)
+        shutil.copy(spm_path, os.path.join(d, "spiece.model"))
+        write_st_files(d, dense, torch)
+        for extra in ("generation_config.json", "README.md"):
+            if os.path.exists(os.path.join(d, extra)):
+                os.remove(os.path.join(d, extra))
+
+    # Ids and offsets as sentence-transformers tokenizes (truncation at max_seq_length, </s> kept last).
+    ids, offsets, spm_ids, spm_differs = [], [], [], []
+    for i, s in enumerate(SENTENCES):
+        enc = fast(s, truncation=True, max_length=MAX_SEQ, return_offsets_mapping=True)
+        ids.append(enc["input_ids"])
+        offsets.append(byte_offsets(s, enc["offset_mapping"]))
+        ref = sp.encode(s)
+        ref = ref[:MAX_SEQ - 1] + [sp.eos_id()]
+        spm_ids.append(ref)
+        if ref != enc["input_ids"]:
+            spm_differs.append(i)
+
+    log = {"spm_vs_hf_differ_on": spm_differs}
+    blobs = []
+    ref_pooled = None
+    for key in variants:
+        d = os.path.join(out, key)
+        ref = T5EncoderModel.from_pretrained(d, attn_implementation="eager").float().eval()
+        pooled, tokens = [], []
+        with torch.no_grad():
+            for s_ids in ids:
+                x = torch.tensor([s_ids])
+                h = ref(input_ids=x, attention_mask=torch.ones_like(x)).last_hidden_state[0]
+                tokens.append(h)
+                pooled.append(h.mean(0))
+            pooled = torch.stack(pooled)
+            final = torch.nn.functional.normalize(pooled @ dense.T, dim=1)
+            # Batched with padding must agree with one sentence at a time (the mask reaches the bias).
+            batch = fast(SENTENCES, truncation=True, max_length=MAX_SEQ, padding=True, return_tensors="pt")
+            hb = ref(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+            m = batch["attention_mask"].unsqueeze(-1).float()
+            pooled_b = (hb * m).sum(1) / m.sum(1)
+        log[key] = {"max_abs_diff_batched_pooled": (pooled_b - pooled).abs().max().item(),
+                    "max_abs_token_value": max(t.abs().max().item() for t in tokens)}
+        try:
+            from sentence_transformers import SentenceTransformer
+            st = SentenceTransformer(d, device="cpu")
+            emb = torch.tensor(st.encode(SENTENCES, batch_size=8, convert_to_numpy=True))
+            log[key].update({"st_max_abs_diff_final": (emb - final).abs().max().item(),
+                             "st_min_cosine_final": torch.nn.functional.cosine_similarity(emb, final, dim=1).min().item(),
+                             "st_modules": [type(m).__name__ for m in st],
+                             "st_max_seq_length": st.max_seq_length})
+        except Exception as e:  # noqa: BLE001
+            log[key]["sentence_transformers"] = "not checked: %s: %s" % (type(e).__name__, e)
+        if key == "model":
+            ref_pooled = pooled
+        elif key == "model_bf16":
+            log[key]["min_cosine_pooled_vs_f32_weights"] = torch.nn.functional.cosine_similarity(
+                pooled, ref_pooled, dim=1).min().item()
+        blobs.append(pooled.contiguous().numpy().astype("<f4").tobytes())
+        blobs.append(final.contiguous().numpy().astype("<f4").tobytes())
+        for t in tokens:
+            blobs.append(t.contiguous().numpy().astype("<f4").tobytes())
+
+    versions = {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__,
+                "tokenizers": tokenizers.__version__, "sentencepiece": spm.__version__, "tokenizer_class": tok_class}
+    try:
+        import sentence_transformers
+        versions["sentence_transformers"] = sentence_transformers.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    golden = {
+        "what": "tiny random T5-encoder Sentence Transformers; reference outputs of HF transformers (trainer/tools/t5_golden.py)",
+        "versions": versions,
+        "seed": SEED,
+        "text": os.path.basename(args.text),
+        "config": {"d_model": D_MODEL, "d_kv": D_KV, "d_ff": D_FF, "layers": LAYERS, "heads": HEADS,
+                   "buckets": BUCKETS, "max_distance": MAX_DISTANCE, "dense_out": DENSE_OUT, "vocab": V,
+                   "max_seq_length": MAX_SEQ},
+        "models": list(variants),
+        "layout": "per model: pooled [S x d_model], final [S x dense_out], then tokens of each sentence "
+                  "[len(ids[i]) x d_model], f32 LE",
+        "checks": log,
+        "sentences": SENTENCES,
+        "ids": ids,
+        "offsets": offsets,
+        "spm_ids": spm_ids,
+    }
+    json.dump(golden, open(os.path.join(out, "golden.json"), "w", encoding="utf-8"), ensure_ascii=False, indent=1)
+    with open(os.path.join(out, "golden.f32"), "wb") as f:
+        for b in blobs:
+            f.write(b)
+    shutil.rmtree(tmp)
+    print(json.dumps({"out": out, "versions": versions, "checks": log, "vocab": V,
+                      "tokens": sum(len(i) for i in ids)}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
