@@ -2,18 +2,25 @@
 # Before/after ratios of two encode_bench builds in one run: alternates BASE and NEW ROUNDS times
 # (the machine is shared and noisy), prints the median ns/word per (corpus, mode), the ratio and the spread.
 #   python3 bench/compare_builds.py BASE_BINARY NEW_BINARY ROUNDS [encode_bench arguments...]
+# Also two wasm_vs_native builds (its load times in ms: `MODEL SENTENCES --mode load`); BASE_BINARY
+# and NEW_BINARY may be "BINARY@MODEL" to give each build its own model file (the first argument).
 import json, subprocess, sys, statistics, collections
 base, new, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 args = sys.argv[4:]
 res = {b: collections.defaultdict(list) for b in ("base", "new")}
 for r in range(rounds):
     for name, b in (("base", base), ("new", new)):
-        out = subprocess.run([b] + args, capture_output=True, text=True, check=True).stdout
+        binary, _, model = b.partition("@")
+        out = subprocess.run([binary] + ([model] + args[1:] if model else args), capture_output=True, text=True,
+                             check=True).stdout
         for line in out.splitlines():
             j = json.loads(line)
+            if j.get("impl") == "native":
+                for key in ("load_ms", "load_file_ms"):
+                    if key in j: res[name][("model", key)].append(j[key])
             if j.get("bench") != "encode": continue
             res[name][(j["corpus"], j["mode"])].append(j["ns_per_word"])
-print(f"{'corpus':8} {'mode':15} {'base ns/w':>10} {'new ns/w':>10} {'ratio':>6}  (median of {rounds} alternating runs; spread base/new)")
+print(f"{'corpus':8} {'mode':15} {'base':>10} {'new':>10} {'ratio':>6}  (ns/word or ms; median of {rounds} alternating runs; spread base/new)")
 for k in res["base"]:
     b, n = statistics.median(res["base"][k]), statistics.median(res["new"][k])
     sb = f"{min(res['base'][k]):.0f}-{max(res['base'][k]):.0f}"; sn = f"{min(res['new'][k]):.0f}-{max(res['new'][k]):.0f}"

@@ -1,4 +1,5 @@
-// swe convert: other word-vector formats to a .swe model (written with core's writer).
+// swe convert: other word-vector formats to a .swe model (written with core's writer); a .swe model
+// re-sealed (raw or zstd) with its message unchanged.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@ namespace {
 
 constexpr const char* kConvertUsage =
     "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
+    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL]\n"
     "\n"
     "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
     "(punctuation entries such as ',' can never be looked up; with --cjk bigrams a CJK pair, with --cjk\n"
@@ -30,6 +32,9 @@ constexpr const char* kConvertUsage =
     "  model2vec    a Model2Vec model folder (model.safetensors + tokenizer.json; f32/f16/int8 and\n"
     "               vocabulary-quantized): token embeddings, so the model splits every word into the\n"
     "               teacher's subword tokens (docs/TOKENIZER.md); --top does not apply\n"
+    "  swe          a .swe model, re-sealed with its message byte for byte (the same vectors and\n"
+    "               tokens): --zstd 0 (default) writes a raw payload that loads in place, --zstd N\n"
+    "               compresses at level N (docs/FORMAT.md); no other option applies\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the model to write (required)\n"
@@ -72,6 +77,29 @@ formats::WordFilter SingleWordFilter(const TokenizerConfig& config) {
   };
 }
 
+// --from swe: the message kept byte for byte, only the container's sealing changes.
+int Reseal(const util::ParsedArgs& parsed, const std::string& command) {
+  for (const char* option : {"top", "dtype", "cjk", "name", "description", "teacher", "corpus", "placeholder",
+                             "no-normalize"}) {
+    if (parsed.has(option)) throw util::UsageError(std::string("--") + option + " does not apply to --from swe", command);
+  }
+  const int level = static_cast<int>(util::ParseCount(parsed.get("zstd", "0"), "--zstd", 0, 22));
+  const std::string input = parsed.positional[0], output = parsed.get("output");
+  std::vector<uint8_t> in, out;
+  std::string error;
+  if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);
+  Status status = ResealModel(in.data(), in.size(), level, &out);
+  if (!status.ok()) throw CliError(1, input + ": " + status.ToString());
+  std::unique_ptr<Model> check;
+  status = ReadModel(out.data(), out.size(), &check);
+  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
+  if (!util::WriteFileAtomically(output, {{out.data(), out.size()}}, &error)) throw CliError(1, error);
+  std::printf("wrote %s: %.2f MB (%s), the same model message as %s (%.2f MB)\n", output.c_str(), out.size() / 1e6,
+              out.size() == in.size() && std::equal(in.begin(), in.end(), out.begin()) ? "unchanged"
+              : level == 0 ? "raw payload" : "zstd", input.c_str(), in.size() / 1e6);
+  return 0;
+}
+
 }  // namespace
 
 int RunConvert(const Args& args) {
@@ -87,7 +115,8 @@ int RunConvert(const Args& args) {
                                  {"teacher", 0, true},
                                  {"corpus", 0, true},
                                  {"placeholder", 0, false},
-                                 {"no-normalize", 0, false}},
+                                 {"no-normalize", 0, false},
+                                 {"zstd", 0, true}},
                                 command);
   if (parsed.help) {
     std::fputs(kConvertUsage, stdout);
@@ -96,9 +125,11 @@ int RunConvert(const Args& args) {
   if (parsed.positional.size() != 1) throw util::UsageError("expected one input file", command);
   if (!parsed.has("output")) throw util::UsageError("-o OUT.swe is required", command);
   const std::string format = parsed.get("from");
+  if (format == "swe") return Reseal(parsed, command);
+  if (parsed.has("zstd")) throw util::UsageError("--zstd applies to --from swe only", command);
   if (format != "glove-json" && format != "word2vec" && format != "model2vec") {
-    throw util::UsageError(parsed.has("from") ? "--from must be glove-json, word2vec or model2vec, not '" + format + "'"
-                                        : "--from glove-json|word2vec|model2vec is required",
+    throw util::UsageError(parsed.has("from") ? "--from must be glove-json, word2vec, model2vec or swe, not '" + format + "'"
+                                        : "--from glove-json|word2vec|model2vec|swe is required",
                      command);
   }
   if (format == "model2vec" && parsed.has("top")) throw util::UsageError("--top does not apply to model2vec", command);

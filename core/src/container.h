@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "swe/model_file.h"
@@ -18,12 +19,32 @@ constexpr size_t kHeaderSize = 40;
 // reader would misread.
 constexpr uint32_t kFlagSubwordPieces = 1;  // model whose rows are subword pieces (TokenUnits::kSubwordPieces)
 constexpr uint32_t kFlagIndexDocs = 2;      // index that stores documents (schema Index.docs)
+// The frame is the payload itself, not a zstd frame: a reader uses it in place (or copies it once).
+// Every reader of this version knows it (Open accepts it whatever `known_flags` says).
+constexpr uint32_t kFlagRawPayload = 4;
 
-// Validates the header and checksum, decompresses the payload into word-aligned memory. Flags outside
-// `known_flags` are unsupported; the header's flags are stored in `*flags` (may be null).
+// A decoded payload: `words` (size_words of them, 8-byte aligned) inside `owner`: at its start, or
+// kHeaderSize bytes in when a raw payload is used in place in an adopted file buffer.
+struct Payload {
+  std::unique_ptr<uint64_t[]> owner;
+  const uint64_t* words = nullptr;
+  size_t size_words = 0;
+};
+
+// Validates the header and checksum, decompresses (or copies) the payload into word-aligned memory.
+// Flags outside `known_flags` (and kFlagRawPayload) are unsupported; the header's flags are stored in
+// `*flags` (may be null).
+Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits, Payload* payload,
+            uint32_t* checksum, uint32_t known_flags = 0, uint32_t* flags = nullptr);
+// The same on a file buffer that the payload takes over: a raw payload is used in place, no copy.
+// `file` holds `size` bytes (its allocation rounded up to whole words).
+Status Open(std::unique_ptr<uint64_t[]> file, size_t size, Kind expected, const ReadLimits& limits,
+            Payload* payload, uint32_t* checksum, uint32_t known_flags = 0, uint32_t* flags = nullptr);
+// The same into a vector (zero-filled first: the index reader's way).
 Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits,
             std::vector<uint64_t>* message, uint32_t* checksum, uint32_t known_flags = 0, uint32_t* flags = nullptr);
-// Compresses `message` (zstd_level 0: stored) and appends header + frame to `out`.
+// Compresses `message` with zstd at `zstd_level` and appends header + frame to `out`; level 0, a
+// build without zstd's compressor, or a payload that zstd barely shrinks: a raw payload instead.
 Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std::vector<uint8_t>* out,
             uint32_t flags = 0);
 

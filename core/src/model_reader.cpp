@@ -40,10 +40,19 @@ Status ReadStrings(schema::StringList::Reader list, const char* what, uint32_t m
   if (!Aligned(offsets.begin(), 4)) return Corrupt(w + ": misaligned offsets");
   const uint32_t* off = reinterpret_cast<const uint32_t*>(offsets.begin());
   if (off[0] != 0 || off[count] != bytes.size()) return Corrupt(w + ": offsets do not span the string bytes");
+  // Every entry is valid UTF-8 exactly when the whole blob is and every entry starts a character (is
+  // not a continuation byte): one pass over the blob instead of a call per entry. The entry-by-entry
+  // check below runs only to name the bad entry.
+  bool starts_characters = true;
   for (uint32_t i = 0; i < count; ++i) {
     if (off[i + 1] <= off[i] || off[i + 1] > bytes.size()) {
       return Corrupt(w + ": empty or out-of-range entry " + std::to_string(i));
     }
+    starts_characters &= (bytes[off[i]] & 0xC0) != 0x80;
+  }
+  const std::string_view blob(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+  const bool all_valid = starts_characters && unicode::IsValidUtf8(blob);
+  for (uint32_t i = 0; !all_valid && i < count; ++i) {
     std::string_view s(reinterpret_cast<const char*>(bytes.begin()) + off[i], off[i + 1] - off[i]);
     if (!unicode::IsValidUtf8(s)) return Corrupt(w + ": entry " + std::to_string(i) + " is not valid UTF-8");
   }
@@ -146,7 +155,9 @@ Status ReadProvenance(schema::Provenance::Reader p, Provenance* out) {
 
 class ModelReader {
  public:
-  static Status Read(const uint8_t* data, size_t size, const ReadLimits& limits, std::unique_ptr<Model>* out);
+  // `open` fills the model's storage from the container; then the message is decoded and checked.
+  template <typename OpenContainer>
+  static Status Read(OpenContainer open, size_t size, const ReadLimits& limits, std::unique_ptr<Model>* out);
 
  private:
   static Status ReadTable(schema::Table::Reader table, const ReadLimits& limits, Model* m);
@@ -182,10 +193,9 @@ Status ModelReader::ReadTable(schema::Table::Reader table, const ReadLimits& lim
 
 Status ModelReader::Decode(const ReadLimits& limits, Model* m) {
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = m->storage_.size() + 1024;  // every word is read about once
+  options.traversalLimitInWords = m->message_words_ + 1024;  // every word is read about once
   capnp::FlatArrayMessageReader message(
-      kj::ArrayPtr<const capnp::word>(reinterpret_cast<const capnp::word*>(m->storage_.data()), m->storage_.size()),
-      options);
+      kj::ArrayPtr<const capnp::word>(reinterpret_cast<const capnp::word*>(m->message_), m->message_words_), options);
   schema::Model::Reader root = message.getRoot<schema::Model>();
   StringsView vocab;
   SWE_RETURN_IF_ERROR(ReadStrings(root.getVocabulary(), "vocabulary", limits.max_rows, &vocab));
@@ -202,14 +212,18 @@ Status ModelReader::Decode(const ReadLimits& limits, Model* m) {
   return m->BuildIndex();
 }
 
-Status ModelReader::Read(const uint8_t* data, size_t size, const ReadLimits& limits, std::unique_ptr<Model>* out) {
+template <typename OpenContainer>
+Status ModelReader::Read(OpenContainer open, size_t size, const ReadLimits& limits, std::unique_ptr<Model>* out) {
   if (out == nullptr) return InvalidArgument("null output");
   out->reset();
   try {
     std::unique_ptr<Model> m(new Model());
     uint32_t flags = 0;
-    SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kModel, limits, &m->storage_, &m->checksum_,
-                                        container::kFlagSubwordPieces, &flags));
+    container::Payload payload;
+    SWE_RETURN_IF_ERROR(open(&payload, &m->checksum_, &flags));
+    m->storage_ = std::move(payload.owner);
+    m->message_ = payload.words;
+    m->message_words_ = payload.size_words;
     m->file_size_ = size;
     m->kernels_ = &simd::Active();
     SWE_RETURN_IF_ERROR(Decode(limits, m.get()));
@@ -226,7 +240,19 @@ Status ModelReader::Read(const uint8_t* data, size_t size, const ReadLimits& lim
 }
 
 Status ReadModel(const uint8_t* data, size_t size, std::unique_ptr<Model>* out, const ReadLimits& limits) {
-  return ModelReader::Read(data, size, limits, out);
+  auto open = [&](container::Payload* payload, uint32_t* checksum, uint32_t* flags) {
+    return container::Open(data, size, container::Kind::kModel, limits, payload, checksum,
+                           container::kFlagSubwordPieces, flags);
+  };
+  return ModelReader::Read(open, size, limits, out);
+}
+
+Status ReadModel(std::unique_ptr<uint64_t[]> file, size_t size, std::unique_ptr<Model>* out, const ReadLimits& limits) {
+  auto open = [&](container::Payload* payload, uint32_t* checksum, uint32_t* flags) {
+    return container::Open(std::move(file), size, container::Kind::kModel, limits, payload, checksum,
+                           container::kFlagSubwordPieces, flags);
+  };
+  return ModelReader::Read(open, size, limits, out);
 }
 
 }  // namespace swe

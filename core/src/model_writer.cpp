@@ -228,4 +228,16 @@ Status WriteModel(const ModelContents& contents, const WriteOptions& options, st
   }
 }
 
+Status ResealModel(const uint8_t* data, size_t size, int zstd_level, std::vector<uint8_t>* out) {
+  if (out == nullptr) return InvalidArgument("null output");
+  std::unique_ptr<Model> model;
+  SWE_RETURN_IF_ERROR(ReadModel(data, size, &model));  // every check, so only a valid model is re-sealed
+  container::Payload payload;
+  uint32_t checksum = 0, flags = 0;
+  SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kModel, ReadLimits(), &payload, &checksum,
+                                      container::kFlagSubwordPieces, &flags));
+  return container::Seal(container::Kind::kModel, reinterpret_cast<const uint8_t*>(payload.words),
+                         payload.size_words * 8, zstd_level, out, flags & ~container::kFlagRawPayload);
+}
+
 }  // namespace swe

@@ -8,6 +8,10 @@
 #include <limits>
 #include <string_view>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "c_api_internal.h"
@@ -23,6 +27,39 @@ namespace swe::capi {
 namespace {
 
 thread_local std::string g_last_error;
+
+// A regular file read with one read() into word-aligned memory that the model then takes over (a raw
+// payload is used where it lands: no second copy, no growing buffer). kOther for anything else (a
+// pipe): the caller reads it the ordinary way.
+enum class FileRead { kDone, kFailed, kOther };
+FileRead ReadRegularFileWords(const char* path, std::unique_ptr<uint64_t[]>* out, size_t* size, std::string* error) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = std::string(path) + ": " + std::strerror(errno);
+    return FileRead::kFailed;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return FileRead::kOther;
+  }
+  const size_t n = static_cast<size_t>(st.st_size);
+  out->reset(new uint64_t[n / 8 + 1]);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::read(fd, reinterpret_cast<uint8_t*>(out->get()) + done, n - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      *error = std::string(path) + ": read failed: " + (got < 0 ? std::strerror(errno) : "the file shrank");
+      ::close(fd);
+      return FileRead::kFailed;
+    }
+    done += size_t(got);
+  }
+  ::close(fd);
+  *size = n;
+  return FileRead::kDone;
+}
 
 const char* SubwordName(SubwordKind kind) {
   switch (kind) {
@@ -158,10 +195,24 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     SWE_CHECK_ARG(out != nullptr, "swe_model_load_from_file: out is NULL");
     *out = nullptr;
     SWE_CHECK_ARG(path != nullptr, "swe_model_load_from_file: path is NULL");
-    std::vector<uint8_t> bytes;
+    std::unique_ptr<uint64_t[]> words;
+    size_t size = 0;
     std::string error;
-    if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);
-    swe_status s = swe_model_load_from_bytes(bytes.data(), bytes.size(), params, out);
+    const swe::capi::FileRead read = swe::capi::ReadRegularFileWords(path, &words, &size, &error);
+    if (read == swe::capi::FileRead::kFailed) return Fail(SWE_ERR_IO, error);
+    swe_status s;
+    if (read == swe::capi::FileRead::kDone) {
+      auto handle = std::make_unique<swe_model>();
+      s = FromStatus(swe::ReadModel(std::move(words), size, &handle->model, swe::capi::ToReadLimits(params)));
+      if (s == SWE_OK) {
+        handle->info_json = swe::capi::InfoJson(*handle->model);
+        *out = handle.release();
+      }
+    } else {
+      std::vector<uint8_t> bytes;
+      if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);
+      s = swe_model_load_from_bytes(bytes.data(), bytes.size(), params, out);
+    }
     if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
     return SWE_OK;
   });

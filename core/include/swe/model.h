@@ -131,7 +131,9 @@ class Model {
   friend class ModelReader;
   Model();
 
-  std::vector<uint64_t> storage_;  // the decompressed message, word-aligned; the views below point into it
+  std::unique_ptr<uint64_t[]> storage_;  // holds the decoded message (or the whole file, read in place)
+  const uint64_t* message_ = nullptr;    // the message, word-aligned, in storage_; the views below point into it
+  size_t message_words_ = 0;
   const uint8_t* word_bytes_ = nullptr;
   const uint32_t* word_offsets_ = nullptr;  // rows_ + 1
   const uint8_t* table_ = nullptr;

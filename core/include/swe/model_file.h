@@ -29,13 +29,21 @@ constexpr float kMaxStoredMagnitude = 0x1p40f;
 // vocabulary, rows x dims consistency, finite values. Never crashes on hostile bytes.
 Status ReadModel(const uint8_t* data, size_t size, std::unique_ptr<Model>* out,
                  const ReadLimits& limits = ReadLimits());
+// The same on a file's `size` bytes in a buffer that the model takes over (e.g. read straight from
+// disk): a raw payload (docs/FORMAT.md) is then used where it is, without a copy.
+Status ReadModel(std::unique_ptr<uint64_t[]> file, size_t size, std::unique_ptr<Model>* out,
+                 const ReadLimits& limits = ReadLimits());
 
 struct WriteOptions {
   DType dtype = DType::kF32;   // int8 uses one f32 scale per row (max |x| / 127)
-  int zstd_level = 19;         // 0 stores the payload uncompressed (still a valid zstd frame)
+  int zstd_level = 19;         // 0 stores the payload raw (no zstd frame; read in place)
 };
 
 // Validates `contents` and appends a complete .swe file to `out`.
 Status WriteModel(const ModelContents& contents, const WriteOptions& options, std::vector<uint8_t>* out);
+
+// Appends to `out` the same model, its message byte for byte (so every vector and token is the
+// same), sealed anew at `zstd_level` (0: raw, read in place; see WriteOptions). Checks the model first.
+Status ResealModel(const uint8_t* data, size_t size, int zstd_level, std::vector<uint8_t>* out);
 
 }  // namespace swe
