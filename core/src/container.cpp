@@ -13,10 +13,10 @@ namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
 
-// CRC-32C (Castagnoli, reflected), slicing-by-8: table[k][b] is the CRC of byte b followed by k zero
-// bytes, so eight input bytes take eight independent lookups. Portable (the wasm build uses it too)
-// and about 5x faster than a byte at a time, which matters: the checksum is most of a model's load time.
-using CrcTables = std::array<std::array<uint32_t, 256>, 8>;
+// CRC-32C (Castagnoli, reflected), slicing-by-16: table[k][b] is the CRC of byte b followed by k zero
+// bytes, so sixteen input bytes take sixteen independent lookups. Portable (the wasm build uses it, and
+// there it is a third of a model's load): twice slicing-by-8's speed in V8, 8x a byte at a time.
+using CrcTables = std::array<std::array<uint32_t, 256>, 16>;
 constexpr CrcTables MakeCrcTables() {
   CrcTables t{};
   for (uint32_t i = 0; i < 256; ++i) {
@@ -24,7 +24,7 @@ constexpr CrcTables MakeCrcTables() {
     for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
     t[0][i] = c;
   }
-  for (size_t k = 1; k < 8; ++k) {
+  for (size_t k = 1; k < t.size(); ++k) {
     for (uint32_t i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
   }
   return t;
@@ -123,19 +123,27 @@ bool HaveSse42() {
 }  // namespace
 #endif
 
+uint32_t Crc32cTables(const uint8_t* data, size_t size, uint32_t crc) {
+  crc = ~crc;
+  size_t i = 0;
+  const auto& t = kCrc;
+  for (; i + 16 <= size; i += 16) {
+    const uint32_t a = Load32(data + i) ^ crc, b = Load32(data + i + 4), c = Load32(data + i + 8),
+                   d = Load32(data + i + 12);
+    crc = t[15][a & 0xFF] ^ t[14][(a >> 8) & 0xFF] ^ t[13][(a >> 16) & 0xFF] ^ t[12][a >> 24] ^
+          t[11][b & 0xFF] ^ t[10][(b >> 8) & 0xFF] ^ t[9][(b >> 16) & 0xFF] ^ t[8][b >> 24] ^
+          t[7][c & 0xFF] ^ t[6][(c >> 8) & 0xFF] ^ t[5][(c >> 16) & 0xFF] ^ t[4][c >> 24] ^
+          t[3][d & 0xFF] ^ t[2][(d >> 8) & 0xFF] ^ t[1][(d >> 16) & 0xFF] ^ t[0][d >> 24];
+  }
+  for (; i < size; ++i) crc = t[0][(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (HaveSse42()) return Crc32cSse42(data, size, crc);
 #endif
-  crc = ~crc;
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    const uint32_t lo = Load32(data + i) ^ crc, hi = Load32(data + i + 4);
-    crc = kCrc[7][lo & 0xFF] ^ kCrc[6][(lo >> 8) & 0xFF] ^ kCrc[5][(lo >> 16) & 0xFF] ^ kCrc[4][lo >> 24] ^
-          kCrc[3][hi & 0xFF] ^ kCrc[2][(hi >> 8) & 0xFF] ^ kCrc[1][(hi >> 16) & 0xFF] ^ kCrc[0][hi >> 24];
-  }
-  for (; i < size; ++i) crc = kCrc[0][(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
-  return ~crc;
+  return Crc32cTables(data, size, crc);
 }
 
 namespace {

@@ -49,5 +49,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
             uint32_t flags = 0);
 
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc = 0);
+// The portable table-driven CRC that Crc32c falls back on (the wasm build's); exposed for tests.
+uint32_t Crc32cTables(const uint8_t* data, size_t size, uint32_t crc = 0);
 
 }  // namespace swe::container

@@ -1,5 +1,6 @@
 #include "swe/model.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "bytes.h"
@@ -93,32 +94,42 @@ Status Model::BuildIndex() {
   while (capacity < 2ull * rows_) capacity *= 2;
   slots_.assign(capacity, Slot{0, 0, 0});
   slot_mask_ = capacity - 1;
-  bool upper = false;
-  // Keys first, then the inserts with the slot of a row a few ahead prefetched: the inserts are
-  // cache misses into megabytes, and overlapping them makes this several times faster.
-  constexpr uint32_t kAhead = 8;
+  // Every word of the blob is a vocabulary word: one scan for a capital instead of one per word.
+  const uint8_t* bytes_end = word_bytes_ + word_offsets_[rows_];
+  ascii_upper_words_ = std::any_of(word_bytes_, bytes_end, [](uint8_t c) { return c >= 'A' && c <= 'Z'; });
+  // Inserting the rows in order would write the table at random: a cache miss per word, which only
+  // prefetching hides (natively; wasm has none). Instead the keys are sorted by their home slot's
+  // bucket (64 slots, 1 KB) with a counting sort and inserted in that order: the table is written
+  // front to back. Any insertion order gives a valid table (linear probing finds a key wherever its
+  // run put it), and a duplicate word still meets its twin on its probe path.
+  struct Entry {
+    Key key;
+    uint32_t row;
+  };
+  constexpr uint32_t kBucketShift = 6;
+  std::vector<uint32_t> start((capacity >> kBucketShift) + 1, 0);
   std::vector<Key> keys(rows_);
   for (uint32_t row = 0; row < rows_; ++row) {
-    const std::string_view w = word(row);
-    for (char c : w) upper |= c >= 'A' && c <= 'Z';
-    keys[row] = MakeKey(w);
+    keys[row] = MakeKey(word(row));
+    ++start[((keys[row].hash & slot_mask_) >> kBucketShift) + 1];
   }
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<Entry> sorted(rows_);
   for (uint32_t row = 0; row < rows_; ++row) {
-    if (row + kAhead < rows_) __builtin_prefetch(&slots_[keys[row + kAhead].hash & slot_mask_]);
-    const std::string_view w = word(row);
-    const Key& k = keys[row];
-    for (uint32_t i = k.hash & slot_mask_;; i = (i + 1) & slot_mask_) {
+    sorted[start[(keys[row].hash & slot_mask_) >> kBucketShift]++] = Entry{keys[row], row};
+  }
+  for (const Entry& e : sorted) {
+    for (uint32_t i = e.key.hash & slot_mask_;; i = (i + 1) & slot_mask_) {
       Slot& slot = slots_[i];
       if (slot.row_plus_one == 0) {
-        slot = Slot{k.head, k.tag, row + 1};
+        slot = Slot{e.key.head, e.key.tag, e.row + 1};
         break;
       }
-      if (slot.tag == k.tag && slot.head == k.head && word(slot.row_plus_one - 1) == w) {
-        return Corrupt("duplicate vocabulary word '" + std::string(w) + "'");
+      if (slot.tag == e.key.tag && slot.head == e.key.head && word(slot.row_plus_one - 1) == word(e.row)) {
+        return Corrupt("duplicate vocabulary word '" + std::string(word(e.row)) + "'");
       }
     }
   }
-  ascii_upper_words_ = upper;
   return Status::Ok();
 }
 
