@@ -107,7 +107,8 @@ Status Model::BuildIndex() {
     uint32_t row;
   };
   constexpr uint32_t kBucketShift = 6;
-  std::vector<uint32_t> start((capacity >> kBucketShift) + 1, 0);
+  const uint32_t buckets = (capacity + (1u << kBucketShift) - 1) >> kBucketShift;  // at least one
+  std::vector<uint32_t> start(buckets + 1, 0);
   std::vector<Key> keys(rows_);
   for (uint32_t row = 0; row < rows_; ++row) {
     keys[row] = MakeKey(word(row));
