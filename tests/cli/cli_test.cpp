@@ -255,6 +255,27 @@ TEST_F(CliTest, ConvertWord2Vec) {
   EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
 }
 
+// --from swe re-seals a model: raw (the default) and back to zstd, the message unchanged, so the
+// same vectors; options that would change the model are refused.
+TEST_F(CliTest, ConvertFromSweReseals) {
+  Result r = Run({"convert", "--from", "swe", P("model.swe"), "-o", P("raw.swe")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("raw payload"), std::string::npos) << r.out;
+  r = Run({"convert", "--from", "swe", P("raw.swe"), "-o", P("packed.swe"), "--zstd", "19"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::unique_ptr<swe::Model> a = ReadModelFile(P("model.swe")), b = ReadModelFile(P("raw.swe")),
+                              c = ReadModelFile(P("packed.swe"));
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(b->ToContents().vectors, a->ToContents().vectors);
+  EXPECT_EQ(c->ToContents().vectors, a->ToContents().vectors);
+  EXPECT_EQ(b->provenance().name, a->provenance().name);
+  ExpectOneLineError(Run({"convert", "--from", "swe", P("model.swe"), "-o", P("bad.swe"), "--dtype", "f16"}), 2,
+                     "--dtype does not apply to --from swe");
+  WriteFile(*dir_ / "not-a-model.swe", "hello");
+  ExpectOneLineError(Run({"convert", "--from", "swe", P("not-a-model.swe"), "-o", P("bad.swe")}), 1, "bad magic");
+  EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
+}
+
 // --cjk sets the model's CJK mode and which CJK words can be kept: pairs with bigrams, words of up
 // to 8 characters with longest; swe info and swe tokenize show the mode at work.
 TEST_F(CliTest, ConvertWithCjkModes) {
