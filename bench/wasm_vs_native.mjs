@@ -4,6 +4,7 @@
 //
 //   node bench/wasm_vs_native.mjs [--model FILE.swe] [--data DIR] [--rounds N] [--min-time S]
 //                                 [--warmup S] [--native PATH]
+//   node bench/wasm_vs_native.mjs --base-js DIR [--base-model FILE] [--model FILE.swe] [--loads N]
 //
 // Sentences: the unique STS-B dev sentences (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1, s2;
 // DIR defaults to ../shared/data beside the repository). Model: models/swe-en-use-lite-large-para.swe by
@@ -14,6 +15,9 @@
 // either into one reused Float32Array (encode(texts, { out }): what the native side does with its
 // buffer, the like-for-like number) or into a new array per call (encode(texts)). The numbers are the
 // medians over rounds. Output: a table on stderr, one JSON object per line on stdout.
+// --base-js DIR: wasm load times only, of two builds in one process: the package in DIR (e.g. a copy
+// of js/ with main's js/dist) on --base-model (default --model) and this checkout's js/ on --model,
+// loads alternated --loads times each (the same machine noise for both); medians, p10, p90, ratio.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +32,14 @@ const args = parseArgs(process.argv.slice(2), {
   'min-time': '0.5',
   warmup: '0.3',
   native: join(root, 'build/native/bench/wasm_vs_native'),
+  'base-js': '',
+  'base-model': '',
+  loads: '40',
 });
+if (args['base-js']) {
+  await compareLoads();
+  process.exit(0);
+}
 const rounds = Number(args.rounds);
 const minTime = Number(args['min-time']);
 const warmup = Number(args.warmup);
@@ -103,6 +114,27 @@ console.error(`  native (${kernels}): ${fmt(n.encode_sentences_per_s)} sentences
 console.error(`  wasm (Node ${process.version}): ${fmt(w.encode_sentences_per_s)} sentences/s into a reused array ` +
               `(${fmt(w.encode_new_array_sentences_per_s)} with a new array per call), load ${w.load_ms} ms`);
 console.error(`  native is ${ratio}x the wasm throughput (target: at most 2x)`);
+
+async function compareLoads() {
+  const side = async (dir, path) => ({ path, load: (await import(join(dir, 'src/index.js'))).loadModel,
+                                       bytes: readFileSync(path), times: [] });
+  const base = await side(args['base-js'], args['base-model'] || args.model), head = await side(join(root, 'js'), args.model);
+  for (const s of [base, head]) s.model = await s.load(s.bytes);
+  for (let i = 0; i < Number(args.loads); ++i) {
+    for (const s of [base, head]) {
+      s.model.dispose();
+      const t0 = performance.now();
+      s.model = await s.load(s.bytes);
+      s.times.push(performance.now() - t0);
+    }
+  }
+  const q = (t, f) => [...t].sort((a, b) => a - b)[Math.floor(t.length * f)];
+  for (const [name, s] of [['base', base], ['head', head]]) {
+    console.log(JSON.stringify({ impl: `wasm ${name}`, model: s.path, loads: s.times.length, load_ms: round(q(s.times, 0.5), 2),
+                                 p10_ms: round(q(s.times, 0.1), 2), p90_ms: round(q(s.times, 0.9), 2) }));
+  }
+  console.log(JSON.stringify({ comparison: 'base/head', load_time_ratio: round(q(base.times, 0.5) / q(head.times, 0.5), 2) }));
+}
 
 function readSentences(path) {
   const seen = new Set();
