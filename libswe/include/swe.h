@@ -126,7 +126,8 @@ SWE_API swe_load_params swe_load_default_params(void);
 SWE_API swe_status swe_model_load_from_bytes(const uint8_t * data, size_t size, const swe_load_params * params,
                                              swe_model ** out);
 
-/* Reads the file at `path` (UTF-8) and loads it as swe_model_load_from_bytes() does. */
+/* Reads the file at `path` (UTF-8) and loads it as swe_model_load_from_bytes() does; a regular file is
+ * read once into memory the model keeps, so a raw payload (docs/FORMAT.md) is used in place. */
 SWE_API swe_status swe_model_load_from_file(const char * path, const swe_load_params * params, swe_model ** out);
 
 /* Frees a model (NULL is allowed). Strings the model returned become invalid. */
