@@ -34,7 +34,7 @@ import os
 import shutil
 import tempfile
 
-from golden_io import byte_offsets, remove_extras, versions as golden_versions, write_golden, write_st_files
+from golden_io import byte_offsets, f32, remove_extras, versions as golden_versions, write_golden, write_st_files
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEQ = 48
@@ -204,9 +204,9 @@ def main():
                              "st_max_seq_length": st.max_seq_length})
         except Exception as e:  # noqa: BLE001
             log[key]["sentence_transformers"] = "not checked: %s: %s" % (type(e).__name__, e)
-        blobs.append(pooled.contiguous().numpy().astype("<f4").tobytes())
+        blobs.append(f32(pooled))
         for t in tokens:
-            blobs.append(t.contiguous().numpy().astype("<f4").tobytes())
+            blobs.append(f32(t))
         if key == "model":
             f32_pooled = pooled
         else:
@@ -227,10 +227,8 @@ def main():
         "ids": ids,
         "offsets": offsets,
     }
-    write_golden(out, golden, blobs)
     shutil.rmtree(tmp)
-    print(json.dumps({"out": out, "versions": versions, "checks": log, "vocab": V,
-                      "tokens": sum(len(i) for i in ids)}, indent=1))
+    write_golden(out, golden, blobs)
 
 
 if __name__ == "__main__":

@@ -51,9 +51,16 @@ def versions(*modules):
     return v
 
 
+def f32(tensor):
+    """A tensor's values as little-endian float32 bytes (golden.f32's layout)."""
+    return tensor.contiguous().numpy().astype("<f4").tobytes()
+
+
 def write_golden(out, golden, blobs):
-    """golden.json and golden.f32 (the little-endian float32 blobs in order)."""
+    """golden.json and golden.f32 (the blobs in order), then a summary on stdout."""
     json.dump(golden, open(os.path.join(out, "golden.json"), "w", encoding="utf-8"), ensure_ascii=False, indent=1)
     with open(os.path.join(out, "golden.f32"), "wb") as f:
         for b in blobs:
             f.write(b)
+    print(json.dumps({"out": out, "versions": golden["versions"], "checks": golden["checks"],
+                      "vocab": golden["config"]["vocab"], "tokens": sum(len(i) for i in golden["ids"])}, indent=1))

@@ -38,7 +38,7 @@ import os
 import shutil
 import tempfile
 
-from golden_io import byte_offsets, remove_extras, versions as golden_versions, write_golden, write_st_files
+from golden_io import byte_offsets, f32, remove_extras, versions as golden_versions, write_golden, write_st_files
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEQ = 48
@@ -310,10 +310,10 @@ def main():
         elif key == "model_bf16":
             log[key]["min_cosine_pooled_vs_f32_weights"] = torch.nn.functional.cosine_similarity(
                 pooled, ref_pooled, dim=1).min().item()
-        blobs.append(pooled.contiguous().numpy().astype("<f4").tobytes())
-        blobs.append(final.contiguous().numpy().astype("<f4").tobytes())
+        blobs.append(f32(pooled))
+        blobs.append(f32(final))
         for t in tokens:
-            blobs.append(t.contiguous().numpy().astype("<f4").tobytes())
+            blobs.append(f32(t))
 
     versions = golden_versions(torch, transformers, tokenizers)
     versions.update({"sentencepiece": spm.__version__, "tokenizer_json": tok_class})
@@ -334,10 +334,8 @@ def main():
         "offsets": offsets,
         "spm_ids": spm_ids,
     }
-    write_golden(out, golden, blobs)
     shutil.rmtree(tmp)
-    print(json.dumps({"out": out, "versions": versions, "checks": log, "vocab": V,
-                      "tokens": sum(len(i) for i in ids)}, indent=1))
+    write_golden(out, golden, blobs)
 
 
 if __name__ == "__main__":
