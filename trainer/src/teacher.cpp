@@ -8,7 +8,8 @@
 // The teacher kinds, one line each; every kind's TeacherKind is defined in its own file.
 #define SWE_TEACHER_KINDS(X) \
   X(kBertTeacher)            /* bert_teacher.cpp */ \
-  X(kUseLiteTeacher)         /* use_lite_teacher.cpp */
+  X(kUseLiteTeacher)         /* use_lite_teacher.cpp */ \
+  X(kT5Teacher)              /* t5_teacher.cpp */
 
 namespace swe::trainer {
 

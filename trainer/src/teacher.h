@@ -42,10 +42,11 @@ class Teacher {
 
 struct TeacherOptions {
   std::string kind = "bert";   // "bert": a BERT-family Sentence Transformer directory;
-                               // "use-lite": Universal Sentence Encoder Lite (TF.js graph, use_lite_teacher.h)
+                               // "use-lite": Universal Sentence Encoder Lite (TF.js graph, use_lite_teacher.h);
+                               // "t5": a T5-encoder Sentence Transformer (Sentence-T5, GTR; t5_teacher.h)
   std::string path;
   std::string device = "auto"; // auto | cpu | cuda
-  uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert); 0 = the model's limit (use-lite: 128 pieces)
+  uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert), </s> (t5); 0 = the model's limit (use-lite: 128 pieces)
 };
 
 // A kind of teacher, as recipes name it (teacher.kind). Each is defined in its teacher's own file and
