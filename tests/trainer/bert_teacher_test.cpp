@@ -210,7 +210,7 @@ TEST(TrainerBertTeacher, ClearErrorsForMissingAndCorruptFiles) {
 // The registry (teacher.cpp) is how the pipeline reaches a teacher: by its recipe name only.
 TEST(TrainerTeacherKinds, FindsEveryRegisteredKindByName) {
   const TeacherKind* kind = nullptr;
-  for (const char* name : {"bert", "use-lite"}) {
+  for (const char* name : {"bert", "use-lite", "t5"}) {
     ASSERT_TRUE(FindTeacherKind(name, &kind).ok()) << name;
     EXPECT_STREQ(kind->name, name);
     EXPECT_NE(kind->load, nullptr);
