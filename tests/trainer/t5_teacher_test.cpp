@@ -10,6 +10,12 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
+
+#include "pipeline.h"
+#include "recipe.h"
+#include "swe/model_file.h"
+#include "swe/util/progress.h"
 
 #include "swe/formats/safetensors.h"
 #include "t5_test_util.h"
@@ -29,11 +35,21 @@ struct TinyT5 {
   bool dense = true, normalize = true;
 };
 
+// A few hand-scored pieces, then ▁word for the rest of the tiny corpus's words (testing::TinyWords).
 const std::vector<std::pair<std::string, double>>& Pieces() {
-  static const std::vector<std::pair<std::string, double>> pieces = {
-      {"\xE2\x96\x81", -2.0}, {"\xE2\x96\x81the", -1.0}, {"\xE2\x96\x81" "cat", -1.5}, {"\xE2\x96\x81sat", -1.5},
-      {"\xE2\x96\x81on", -1.2}, {"\xE2\x96\x81mat", -2.5}, {"s", -2.0}, {"\xE2\x96\x81" "dog", -1.7},
-      {"\xE2\x96\x81ran", -2.2}, {".", -1.1}, {"a", -3.0}, {"t", -3.0}, {"\xE2\x96\x81" "far", -2.8}};
+  static const std::vector<std::pair<std::string, double>> pieces = [] {
+    std::vector<std::pair<std::string, double>> p = {
+        {"\xE2\x96\x81", -2.0}, {"\xE2\x96\x81the", -1.0}, {"\xE2\x96\x81" "cat", -1.5}, {"\xE2\x96\x81sat", -1.5},
+        {"\xE2\x96\x81on", -1.2}, {"\xE2\x96\x81mat", -2.5}, {"s", -2.0}, {"\xE2\x96\x81" "dog", -1.7},
+        {"\xE2\x96\x81ran", -2.2}, {".", -1.1}, {"a", -3.0}, {"t", -3.0}, {"\xE2\x96\x81" "far", -2.8}};
+    std::set<std::string> seen;
+    for (const auto& [piece, score] : p) seen.insert(piece);
+    for (const std::string& w : testing::TinyWords()) {
+      std::string piece = "\xE2\x96\x81" + w;
+      if (seen.insert(piece).second) p.push_back({piece, -4.0 - 0.01 * static_cast<double>(p.size())});
+    }
+    return p;
+  }();
   return pieces;
 }
 
@@ -370,6 +386,39 @@ TEST(TrainerT5, ClearErrorsForBadModelDirectories) {
   std::remove(dir.file("2_Dense/model.safetensors").c_str());
   EXPECT_NE(error(dir.path()).find("2_Dense/model.safetensors"), std::string::npos) << error(dir.path());
   EXPECT_NE(error(dir.file("nope")).find("teacher directory not found"), std::string::npos);
+}
+
+// A whole recipe with teacher.kind "t5": every stage runs and the exported model carries the teacher's
+// Unigram pieces for unknown words.
+TEST(TrainerT5, RecipeRunsEndToEnd) {
+  util::Progress::SetEnabled(false);
+  TempDir dir;
+  WriteTinyT5(dir.file("teacher"), TinyT5{});
+  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(800, 3)));
+  json recipe = {{"name", "tiny-t5"},
+                 {"work_dir", dir.file("work")},
+                 {"corpus", {{"paths", {dir.file("corpus.txt.zst")}}}},
+                 {"vocab", {{"size", 60}, {"min_count", 2}, {"fold_case", true}}},
+                 {"sample", {{"per_word", 8}, {"sentences", 300}}},
+                 {"teacher", {{"kind", "t5"}, {"path", dir.file("teacher")}, {"batch_size", 16}, {"max_tokens", 24}}},
+                 {"pca", {{"mode", "sentence"}, {"dims", 4}, {"remove", 0}}},
+                 {"refine", {{"method", "kd"}, {"batch_size", 32}, {"max_epochs", 2}, {"patience", 2}, {"heldout", 0.2}}},
+                 {"export", {{"path", dir.file("out/tiny.swe")}, {"dtype", "f32"}}},
+                 {"device", "cpu"},
+                 {"threads", 2}};
+  Recipe r;
+  ASSERT_TRUE(ParseRecipe(recipe.dump(), &r).ok());
+  RunOptions o;
+  o.log = [](const std::string&) {};
+  Status s = RunPipeline(r, o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::string bytes = testing::ReadFile(dir.file("out/tiny.swe"));
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  EXPECT_EQ(model->dims(), 4u);
+  EXPECT_GE(model->find("cat"), 0);
+  EXPECT_EQ(model->tokenizer_config().subword.kind, SubwordKind::kUnigram);
+  EXPECT_NE(model->provenance().teacher.find("t5:"), std::string::npos);
 }
 
 }  // namespace
