@@ -100,6 +100,10 @@ TEST(TrainerUnigram, ViterbiFindsTheBestPathNotTheGreedyOne) {
   // Unknown characters: each costs min_score - 10, consecutive ones are fused into one <unk>.
   EXPECT_EQ(Show(t, "qq\xC3\xA9q bc"), "\xE2\x96\x81@0-1 <unk>@0-5 \xE2\x96\x81@5-6 bc@6-8");
   EXPECT_EQ(t.unk_id(), 2);
+  // The unknown penalty: <unk>(q) + zz would win at min_score - 0 (-12.05 > -12.1); at min_score - 10
+  // the pieces qz + z do.
+  UnigramTokenizer p = Make(testing::T5TokenizerJson({{"\xE2\x96\x81", -1.0}, {"qz", -12.0}, {"z", -0.1}, {"zz", -0.05}}, {}));
+  EXPECT_EQ(Show(p, "qzz"), "\xE2\x96\x81@0-1 qz@0-2 z@2-3");
 }
 
 TEST(TrainerUnigram, NormalizersAndMetaspaceKeepHuggingFaceOffsets) {
