@@ -115,6 +115,18 @@ TEST(TrainerUnigram, NormalizersAndMetaspaceKeepHuggingFaceOffsets) {
   // Replace(" {2,}" -> ▁): the new ▁ takes the last space's bytes.
   EXPECT_EQ(Show(t, "a   b"), "\xE2\x96\x81" "a@0-1 \xE2\x96\x81@3-4 b@4-5");
   EXPECT_EQ(Show(t, "\xEF\xBC\xA1" "bc  "), "\xE2\x96\x81" "a@0-3 bc@3-5");  // trailing spaces stripped
+  // A run of 100,000 spaces is one match (no recursion, no quadratic time).
+  EXPECT_EQ(Show(t, "a" + std::string(100000, ' ') + "b"), "\xE2\x96\x81" "a@0-1 \xE2\x96\x81@100000-100001 b@100001-100002");
+  // Other repeat forms: {n}, {n,m} (greedy, then the rest of the run), +, an escaped character.
+  json j = testing::T5TokenizerJson(kPieces, {});
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "b{2,3}"}}}, {"content", "c"}};
+  EXPECT_EQ(Make(j).Normalize("abbbbb b"), "acc b");
+  j["normalizer"]["pattern"]["Regex"] = "\\.+";
+  EXPECT_EQ(Make(j).Normalize("a...b.c"), "acbcc");
+  j["normalizer"]["pattern"]["Regex"] = "b{2}";
+  EXPECT_EQ(Make(j).Normalize("bbbbb"), "ccb");
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", "ab"}}}, {"content", "X"}};
+  EXPECT_EQ(Make(j).Normalize("aabab"), "aXX");
 }
 
 TEST(TrainerUnigram, AddedTokensTemplateAndTruncation) {
@@ -176,8 +188,10 @@ TEST(TrainerUnigram, RejectsWhatItCannotReproduce) {
   j["normalizer"]["normalizers"][0]["precompiled_charsmap"] = testing::Base64(std::string("\x08\x00\x00\x00\x01", 5));
   EXPECT_NE(error(j).find("does not fit"), std::string::npos) << error(j);
   j = base;
-  j["normalizer"]["normalizers"][2]["pattern"]["Regex"] = "\xE2\x96\x81+";
-  EXPECT_NE(error(j).find("non-ASCII regex"), std::string::npos) << error(j);
+  for (const char* regex : {"\xE2\x96\x81+", " *", "[ab]+", "\\s+", " {0,}", " {2"}) {
+    j["normalizer"]["normalizers"][2]["pattern"]["Regex"] = regex;
+    EXPECT_NE(error(j).find("regex '" + std::string(regex) + "' (only one repeated ASCII character)"), std::string::npos) << error(j);
+  }
   j = base;
   j["post_processor"] = {{"type", "ByteLevel"}};
   EXPECT_NE(error(j).find("post_processor type 'ByteLevel'"), std::string::npos) << error(j);

@@ -3,6 +3,8 @@
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
 
+#include <cctype>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "swe/unicode.h"
@@ -25,7 +27,9 @@ std::vector<char32_t> Decode(std::string_view s) {
 std::vector<size_t> GraphemeBoundaries(const std::string& s) {
   std::vector<size_t> cuts;
   UErrorCode err = U_ZERO_ERROR;
-  thread_local UBreakIterator* it = ubrk_open(UBRK_CHARACTER, "", nullptr, 0, &err);
+  thread_local std::unique_ptr<UBreakIterator, void (*)(UBreakIterator*)> iterator(
+      ubrk_open(UBRK_CHARACTER, "", nullptr, 0, &err), ubrk_close);
+  UBreakIterator* it = iterator.get();
   UText* text = utext_openUTF8(nullptr, s.data(), static_cast<int64_t>(s.size()), &err);
   if (it) ubrk_setUText(it, text, &err);
   if (it && U_SUCCESS(err)) {
@@ -131,6 +135,42 @@ static void ReplaceRanges(const std::vector<ByteRange>& ranges, const std::strin
 
 // ---- normalizers ----
 
+// A regex that repeats one ASCII character: `c`, `c+`, `c{n}`, `c{n,}`, `c{n,m}` with n >= 1 (a regex
+// that can match the empty string inserts its content everywhere in HF: not supported); `c` may be
+// escaped (`\.`). Real T5 / mT5 / XLM-R files use " {2,}".
+Status HfNormalizer::ParseRepeat(const std::string& pattern, Step* step) {
+  auto unsupported = [&] { return Unsupported("Replace normalizer: regex '" + pattern + "' (only one repeated ASCII character)"); };
+  size_t at = 0;
+  if (pattern.size() >= 2 && pattern[0] == '\\') at = 1;
+  if (pattern.empty() || static_cast<unsigned char>(pattern[at]) >= 0x80) return unsupported();
+  char c = pattern[at];
+  if (at == 0 && std::string_view(".[](){}*+?|^$\\").find(c) != std::string_view::npos) return unsupported();
+  if (at == 1 && std::isalnum(static_cast<unsigned char>(c))) return unsupported();  // \s, \d, ...: classes
+  step->repeat = c;
+  std::string q = pattern.substr(at + 1);
+  size_t lo = 1, hi = 1;
+  if (q == "+") {
+    hi = SIZE_MAX;
+  } else if (!q.empty()) {
+    unsigned long a = 0, b = 0;
+    int used = 0;
+    if (std::sscanf(q.c_str(), "{%lu,%lu}%n", &a, &b, &used) == 2 && used == static_cast<int>(q.size()) && a <= b) {
+      lo = a, hi = b;
+    } else if (std::sscanf(q.c_str(), "{%lu,}%n", &a, &used) == 1 && used == static_cast<int>(q.size())) {
+      lo = a, hi = SIZE_MAX;
+    } else if (std::sscanf(q.c_str(), "{%lu}%n", &a, &used) == 1 && used == static_cast<int>(q.size())) {
+      lo = hi = a;
+    } else {
+      return unsupported();
+    }
+  }
+  if (lo == 0) return unsupported();
+  step->regex = true;
+  step->min_run = lo;
+  step->max_run = hi;
+  return Status::Ok();
+}
+
 Status HfNormalizer::FromJson(const json& j, HfNormalizer* out) {
   out->steps_.clear();
   if (j.is_null()) return Status::Ok();
@@ -165,15 +205,7 @@ Status HfNormalizer::ParseStep(const json& j, std::vector<Step>* out) {
       if (step.pattern.empty()) return Corrupt("Replace normalizer with an empty pattern");
     } else if (p.contains("Regex") && p["Regex"].is_string()) {
       step.pattern = p["Regex"].get<std::string>();
-      // std::regex matches bytes: only an ASCII pattern means the same as HF's (Oniguruma, characters).
-      for (unsigned char c : step.pattern) {
-        if (c >= 0x80) return Unsupported("Replace normalizer: non-ASCII regex '" + step.pattern + "'");
-      }
-      try {
-        step.regex = std::make_shared<std::regex>(step.pattern, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return Unsupported("Replace normalizer: regex '" + step.pattern + "': " + e.what());
-      }
+      SWE_RETURN_IF_ERROR(ParseRepeat(step.pattern, &step));
     } else {
       return Corrupt("Replace normalizer: pattern is neither String nor Regex");
     }
@@ -222,10 +254,16 @@ void HfNormalizer::Precompiled(const PrecompiledCharsmap& map, HfText* t) {
 void HfNormalizer::Replace(const Step& step, HfText* t) {
   std::vector<ByteRange> matches;
   if (step.regex) {
-    for (auto it = std::sregex_iterator(t->text.begin(), t->text.end(), *step.regex); it != std::sregex_iterator(); ++it) {
-      if (it->length(0) > 0) {
-        matches.push_back({static_cast<uint32_t>(it->position(0)), static_cast<uint32_t>(it->position(0) + it->length(0))});
+    const std::string& x = t->text;
+    for (size_t at = 0; at < x.size();) {
+      if (x[at] != step.repeat) {
+        ++at;
+        continue;
       }
+      size_t run = 0;
+      while (at + run < x.size() && x[at + run] == step.repeat && run < step.max_run) ++run;
+      if (run >= step.min_run) matches.push_back({static_cast<uint32_t>(at), static_cast<uint32_t>(at + run)});
+      at += run;
     }
   } else {
     for (size_t at = t->text.find(step.pattern); at != std::string::npos; at = t->text.find(step.pattern, at + step.pattern.size())) {

@@ -3,7 +3,8 @@
 // keeps the byte range of the original text it came from, quirks included:
 //   HfText        NormalizedString: the current text and, per byte of it, the original byte range;
 //   normalizers   Sequence of Precompiled (SentencePiece charsmap, applied per grapheme as HF does),
-//                 Replace (string or an ASCII regex), Strip; any other type is rejected by name;
+//                 Replace (a string, or a regex that repeats one character, e.g. " {2,}" or " +": the
+//                 form these files use), Strip; any other type or regex is rejected by name;
 //   pre-tokenizers Sequence of Metaspace (replacement, prepend_scheme always/first/never or the legacy
 //                 add_prefix_space, split) and WhitespaceSplit; any other type is rejected by name.
 // Torch-free; ICU gives the grapheme clusters.
@@ -12,7 +13,6 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,11 +58,14 @@ class HfNormalizer {
   struct Step {
     enum Kind { kPrecompiled, kReplace, kStrip } kind = kStrip;
     std::shared_ptr<const PrecompiledCharsmap> charsmap;
-    std::string pattern, content;  // kReplace: a literal pattern, or a regex when `regex`
-    std::shared_ptr<const std::regex> regex;
+    std::string pattern, content;  // kReplace: a literal pattern, or `repeat` when `regex`
+    bool regex = false;
+    char repeat = 0;                   // the regex: `repeat` min_run..max_run times, greedy
+    size_t min_run = 1, max_run = SIZE_MAX;
     bool left = false, right = false;  // kStrip
   };
   static Status ParseStep(const nlohmann::json& j, std::vector<Step>* out);
+  static Status ParseRepeat(const std::string& pattern, Step* step);
   static void Precompiled(const PrecompiledCharsmap& map, HfText* t);
   static void Replace(const Step& step, HfText* t);
   std::vector<Step> steps_;
