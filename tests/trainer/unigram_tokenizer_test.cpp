@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <random>
 
+#include "matrix_io.h"
 #include "precompiled_charsmap.h"
 #include "t5_test_util.h"
 #include "test_util.h"
@@ -217,6 +219,55 @@ TEST(TrainerUnigram, MetaspaceSchemesAndWhitespaceSplit) {
   EXPECT_EQ(Show(first, "a<extra_id_0>bc"), "\xE2\x96\x81" "a@0-1 <extra_id_0>@1-13 bc@13-15");
   j["pre_tokenizer"]["prepend_scheme"] = "never";
   EXPECT_EQ(Show(Make(j), "abc"), "<unk>@0-1 bc@1-3");
+}
+
+// Ids identical to Hugging Face's JavaScript tokenizer (@huggingface/tokenizers, an implementation
+// independent of the Rust one: a lattice Viterbi) on ~53,000 real sentences with the golden fixture's
+// tokenizer. Its Precompiled normalizer approximates the charsmap (controls, some spaces, NFKC), so
+// ids are compared where both normalised texts agree. The reference ids are written by
+// scripts/fetch-hf-tokenizers.sh (trainer/tools/hf_tokenizer_ids.mjs) into the git-ignored .cache;
+// without them the test skips, or fails when SWE_REQUIRE_HF_TOKENIZERS=1.
+TEST(TrainerUnigramHfParity, IdsMatchHuggingFaceJsOnRealSentences) {
+  const char* env = std::getenv("SWE_HF_TOKENIZER_IDS");
+  std::string path = env && *env ? env : std::string(SWE_SOURCE_DIR) + "/.cache/hf-tokenizers/wordpiece_ids.json";
+  const char* req = std::getenv("SWE_REQUIRE_HF_TOKENIZERS");
+  const bool required = req && std::string(req) == "1";
+  if (!FileExists(path)) {
+    if (required) FAIL() << "reference ids not found: " << path;
+    GTEST_SKIP() << "reference ids not written (bash scripts/fetch-hf-tokenizers.sh)";
+  }
+  json ref = json::parse(testing::ReadFile(path));
+  if (!ref.contains("unigram")) {
+    if (required) FAIL() << path << " has no unigram ids: rerun bash scripts/fetch-hf-tokenizers.sh";
+    GTEST_SKIP() << path << " has no unigram ids (written before the t5 teacher)";
+  }
+  const auto& sentences = ref["sentences"];
+  const auto& ids = ref["unigram"]["t5_golden"]["ids"];
+  const auto& normalized = ref["unigram"]["t5_golden"]["normalized"];
+  ASSERT_GT(sentences.size(), 10000u);
+  ASSERT_EQ(ids.size(), sentences.size());
+  UnigramTokenizer t;
+  Status s = UnigramTokenizer::Load(std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/model/tokenizer.json", &t);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  size_t compared = 0, mismatches = 0, total = 0;
+  std::vector<TeacherToken> tokens;
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    std::string text = sentences[i].get<std::string>();
+    if (t.Normalize(text) != normalized[i].get<std::string>()) continue;
+    ++compared;
+    t.Encode(text, 0, &tokens);
+    std::vector<int32_t> got;
+    for (const auto& k : tokens) got.push_back(k.id);
+    total += got.size();
+    if (got != ids[i].get<std::vector<int32_t>>() && ++mismatches <= 5) {
+      ADD_FAILURE() << "sentence " << i << " differs: " << text << "\n  ours: " << ::testing::PrintToString(got)
+                    << "\n  hf:   " << ids[i].dump();
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(compared, sentences.size() * 9 / 10);  // the normalisations agree on most text
+  std::printf("t5_golden: %zu of %zu sentences compared (normalised alike), %zu identical (%zu ids), reference %s\n",
+              compared, sentences.size(), compared - mismatches, total, ref["package"].get<std::string>().c_str());
 }
 
 }  // namespace
