@@ -1,5 +1,5 @@
 // The t5 teacher on a tiny random T5 encoder written by the test: its libtorch forward pass against a
-// plain-loop reference (relu and gated-gelu, f32 and bf16 weights, a key prefix), the relative
+// plain-loop reference (relu, gated-gelu and gated-silu, f32 and bf16 weights, a key prefix), the relative
 // position buckets and RMS norm against hand-computed values, the Sentence-Transformers modules
 // (Dense, Normalize) and word alignment through the Teacher interface, padding, and bad model
 // directories. Parity with Hugging Face itself: t5_golden_test.cpp.
@@ -171,12 +171,12 @@ std::vector<float> Reference(const std::map<std::string, TensorSpec>& t, const T
     if (o.ff == "relu") {
       f = linear(h, D, W(p + "1.DenseReluDense.wi.weight"), FF);
       for (double& e : f) e = std::max(e, 0.0);
-    } else {  // gated-gelu: gelu_new(wi_0 h) * wi_1 h
+    } else {  // gated-gelu: gelu_new(wi_0 h) * wi_1 h; gated-silu: silu(wi_0 h) * wi_1 h
       f = linear(h, D, W(p + "1.DenseReluDense.wi_0.weight"), FF);
       auto g = linear(h, D, W(p + "1.DenseReluDense.wi_1.weight"), FF);
       for (size_t i = 0; i < f.size(); ++i) {
         double e = f[i];
-        f[i] = 0.5 * e * (1 + std::tanh(std::sqrt(2 / M_PI) * (e + 0.044715 * e * e * e))) * g[i];
+        f[i] = (o.ff == "gated-silu" ? e / (1 + std::exp(-e)) : 0.5 * e * (1 + std::tanh(std::sqrt(2 / M_PI) * (e + 0.044715 * e * e * e)))) * g[i];
       }
     }
     auto out = linear(f, FF, W(p + "1.DenseReluDense.wo.weight"), D);
@@ -229,7 +229,7 @@ TEST(TrainerT5, RmsNormHasNoMeanSubtractionAndNoBias) {
 
 TEST(TrainerT5, ForwardPassMatchesAPlainLoopEncoder) {
   const std::vector<std::vector<int32_t>> ids = {{4, 5, 6, 1}, {3, 7, 12, 2, 9, 10, 1}, {1}};
-  for (TinyT5 o : {TinyT5{}, TinyT5{"relu"}, TinyT5{"gated-gelu", "BF16", "encoder_model."}}) {
+  for (TinyT5 o : {TinyT5{}, TinyT5{"relu"}, TinyT5{"gated-silu"}, TinyT5{"gated-gelu", "BF16", "encoder_model."}}) {
     TempDir dir;
     auto tensors = WriteTinyT5(dir.path(), o);
     if (o.dtype == "BF16") {  // the reference sees what the file stores: bf16-rounded weights
