@@ -324,30 +324,14 @@ Status T5Teacher::Encode(const std::vector<std::string>& sentences, const std::v
   }
   std::vector<int64_t> ids(B * L, tokenizer_.pad_id());
   std::vector<float> mask(B * L, 0.0f);
-  // Word alignment: (output row, flat token position, weight) triples; special tokens cover no byte.
-  std::vector<int64_t> rows, positions;
-  std::vector<float> weights;
-  int64_t total_spans = 0;
   for (int64_t b = 0; b < B; ++b) {
-    const auto& t = tokens[b];
-    const auto n = static_cast<int64_t>(t.size());
-    for (int64_t i = 0; i < n; ++i) ids[b * L + i] = t[i].id;
+    const auto n = static_cast<int64_t>(tokens[b].size());
+    for (int64_t i = 0; i < n; ++i) ids[b * L + i] = tokens[b][i].id;
     std::fill(mask.begin() + b * L, mask.begin() + b * L + n, 1.0f);
-    if (!spans) continue;
-    for (const WordSpan& s : (*spans)[b]) {
-      size_t first = positions.size();
-      for (int64_t i = 0; i < n; ++i) {
-        if (t[i].begin < t[i].end && t[i].begin < s.end && t[i].end > s.begin) positions.push_back(b * L + i);
-      }
-      size_t k = positions.size() - first;
-      for (size_t i = 0; i < k; ++i) {
-        rows.push_back(total_spans);
-        weights.push_back(1.0f / static_cast<float>(k));
-      }
-      out->found.push_back(k > 0 ? 1 : 0);
-      ++total_spans;
-    }
   }
+  SpanAlignment align;  // </s> covers no byte, so it belongs to no word
+  if (spans) AlignSpans(tokens, *spans, L, 0, &align);
+  out->found = align.found;
   try {
     torch::InferenceMode guard;
     torch::Tensor tid = torch::from_blob(ids.data(), {B, L}, torch::kInt64).to(device_);
@@ -358,18 +342,7 @@ Status T5Teacher::Encode(const std::vector<std::string>& sentences, const std::v
     if (normalize_) pooled = F::normalize(pooled, F::NormalizeFuncOptions().p(2).dim(1));
     pooled = pooled.contiguous().to(torch::kCPU);
     out->sentence_vectors.assign(pooled.data_ptr<float>(), pooled.data_ptr<float>() + B * H);
-    if (spans) {
-      torch::Tensor words = torch::zeros({total_spans, H}, hidden.options());
-      if (!rows.empty()) {
-        auto n = static_cast<int64_t>(rows.size());
-        torch::Tensor r = torch::from_blob(rows.data(), {n}, torch::kInt64).to(device_);
-        torch::Tensor p = torch::from_blob(positions.data(), {n}, torch::kInt64).to(device_);
-        torch::Tensor w = torch::from_blob(weights.data(), {n, 1}, torch::kFloat32).to(device_);
-        words.index_add_(0, r, hidden.reshape({B * L, H}).index_select(0, p) * w);
-      }
-      words = words.contiguous().to(torch::kCPU);
-      out->word_vectors.assign(words.data_ptr<float>(), words.data_ptr<float>() + total_spans * H);
-    }
+    if (spans) out->word_vectors = SpanMeans(hidden.reshape({B * L, H}), &align);
   } catch (const std::exception& e) {
     return Internal(std::string("teacher forward pass failed: ") + e.what());
   }

@@ -24,7 +24,7 @@
 #include "hf_normalized.h"
 #include "swe/model.h"
 #include "swe/status.h"
-#include "wordpiece.h"  // TeacherToken
+#include "teacher.h"  // TeacherToken
 
 namespace swe::trainer {
 
