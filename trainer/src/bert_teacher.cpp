@@ -26,15 +26,6 @@ struct Layer {
   torch::Tensor wq, bq, wk, bk, wv, bv, wo, bo, ln1_g, ln1_b, wi, bi, wo2, bo2, ln2_g, ln2_b;
 };
 
-Status ReadJsonFile(const std::string& path, json* out) {
-  std::string text;
-  if (!FileExists(path)) return IoError("teacher file not found: " + path);
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
-  *out = json::parse(text, nullptr, false);
-  if (out->is_discarded() || !out->is_object()) return Corrupt(path + ": not a JSON object");
-  return Status::Ok();
-}
-
 Status ParseConfig(const json& j, const std::string& path, BertConfig* c) {
   std::string type = j.value("model_type", "");
   if (type != "bert") return Unsupported(path + ": model_type '" + type + "' (only bert is supported)");

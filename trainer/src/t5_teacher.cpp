@@ -27,17 +27,7 @@ struct Layer {
   torch::Tensor q, k, v, o, ln0, wi, wi1, wo, ln1;  // wi = wi_0 when gated
 };
 
-Status ReadJsonFile(const std::string& path, json* out) {
-  std::string text;
-  if (!FileExists(path)) return IoError("teacher file not found: " + path);
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
-  *out = json::parse(text, nullptr, false);
-  if (out->is_discarded() || !(out->is_object() || out->is_array())) return Corrupt(path + ": not JSON");
-  return Status::Ok();
-}
-
 Status ParseConfig(const json& j, const std::string& path, T5Config* c) {
-  if (!j.is_object()) return Corrupt(path + ": not a JSON object");
   std::string type = j.value("model_type", "");
   if (type != "t5" && type != "mt5") return Unsupported(path + ": model_type '" + type + "' (the t5 teacher reads t5 and mt5)");
   auto need = [&](const char* key, int64_t* v, bool required) -> Status {
@@ -167,7 +157,7 @@ Status T5Teacher::Load(const TeacherOptions& options) {
 Status T5Teacher::LoadModules(const std::string& dir) {
   if (!FileExists(dir + "/modules.json")) return Status::Ok();  // a plain HF directory: mean of the tokens
   json modules;
-  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/modules.json", &modules));
+  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/modules.json", &modules, true));
   if (!modules.is_array()) return Corrupt(dir + "/modules.json: not a JSON array");
   for (const json& m : modules) {
     std::string type = m.is_object() ? m.value("type", "") : "";
