@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
-#include "swe/formats/safetensors.h"
+#include "teacher_files.h"
 #include "wordpiece.h"
 
 namespace swe::trainer {
@@ -94,14 +94,8 @@ Status BertTeacher::Load(const TeacherOptions& options) {
   std::string device;
   SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));
   device_ = torch::Device(device);
-  std::string weights = dir + "/model.safetensors";
-  if (!FileExists(weights)) {
-    return IoError("teacher file not found: " + weights +
-                   (FileExists(dir + "/pytorch_model.bin") ? " (pytorch_model.bin is not read: convert it to safetensors)"
-                                                           : ""));
-  }
   std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(SafeTensors::Open(weights, &st));
+  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
   SWE_RETURN_IF_ERROR(LoadWeights(*st));
   max_tokens_ = static_cast<uint32_t>(std::min<int64_t>(cfg_.positions, 512));
   json sb;
@@ -155,11 +149,7 @@ Status BertTeacher::LoadWeights(const SafeTensors& st) {
       full = prefix + name.substr(0, name.size() - 5) + ".beta";
     }
     std::vector<float> v;
-    Status s = st.ReadF32(full, shape, &v);
-    if (!s.ok()) return Status(s.code(), path_ + "/model.safetensors: " + s.message());
-    for (float x : v) {
-      if (!std::isfinite(x)) return Corrupt(path_ + "/model.safetensors: non-finite value in " + full);
-    }
+    SWE_RETURN_IF_ERROR(ReadFiniteF32(st, path_ + "/model.safetensors", full, shape, &v));
     *out = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device_);
     return Status::Ok();
   };

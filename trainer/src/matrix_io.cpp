@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
-#include <nlohmann/json.hpp>
 
 #include "swe/util/file.h"
 
@@ -76,17 +75,6 @@ Status ReadTextFile(const std::string& path, std::string* text) {
 bool FileExists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
-}
-
-Status ReadJsonFile(const std::string& path, nlohmann::json* out, bool array_ok) {
-  std::string text;
-  if (!FileExists(path)) return IoError("teacher file not found: " + path);
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
-  *out = nlohmann::json::parse(text, nullptr, false);
-  if (out->is_discarded() || !(out->is_object() || (array_ok && out->is_array()))) {
-    return Corrupt(path + (array_ok ? ": not a JSON object or array" : ": not a JSON object"));
-  }
-  return Status::Ok();
 }
 
 }  // namespace swe::trainer

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "swe/status.h"
 
 namespace swe::trainer {
@@ -28,8 +26,5 @@ Status ReadMatrix(const std::string& path, Matrix* m);
 Status WriteTextFile(const std::string& path, const std::string& text);
 Status ReadTextFile(const std::string& path, std::string* text);
 bool FileExists(const std::string& path);
-// A teacher's JSON file (config.json, modules.json, ...): an `io` error naming a missing file,
-// `corrupt` when it is not a JSON object (or, when `array_ok`, an array).
-Status ReadJsonFile(const std::string& path, nlohmann::json* out, bool array_ok = false);
 
 }  // namespace swe::trainer

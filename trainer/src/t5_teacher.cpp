@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
-#include "swe/formats/safetensors.h"
+#include "teacher_files.h"
 #include "unigram_tokenizer.h"
 
 namespace swe::trainer {
@@ -62,6 +62,15 @@ Status ParseConfig(const json& j, const std::string& path, T5Config* c) {
   if (c->act != "relu" && c->act != "gelu" && c->act != "gelu_new" && c->act != "gelu_pytorch_tanh" && c->act != "silu") {
     return Unsupported(path + ": feed_forward_proj '" + ff + "' (supported: relu, gelu, gelu_new, gelu_pytorch_tanh, silu, each optionally gated-)");
   }
+  return Status::Ok();
+}
+
+// A float tensor of `shape` from the file, as f32 on `device`.
+Status ReadTensor(const SafeTensors& st, const std::string& file, const std::string& name,
+                  const std::vector<int64_t>& shape, const torch::Device& device, torch::Tensor* out) {
+  std::vector<float> v;
+  SWE_RETURN_IF_ERROR(ReadFiniteF32(st, file, name, shape, &v));
+  *out = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device);
   return Status::Ok();
 }
 
@@ -133,13 +142,8 @@ Status T5Teacher::Load(const TeacherOptions& options) {
   std::string device;
   SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));
   device_ = torch::Device(device);
-  std::string weights = dir + "/model.safetensors";
-  if (!FileExists(weights)) {
-    return IoError("teacher file not found: " + weights +
-                   (FileExists(dir + "/pytorch_model.bin") ? " (pytorch_model.bin is not read: convert it to safetensors)" : ""));
-  }
   std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(SafeTensors::Open(weights, &st));
+  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
   SWE_RETURN_IF_ERROR(LoadWeights(*st));
   out_dims_ = cfg_.d_model;
   json sb;
@@ -200,22 +204,10 @@ Status T5Teacher::LoadDense(const std::string& dir) {
   if (in != out_dims_) {
     return Corrupt(dir + "/config.json: in_features " + std::to_string(in) + " but the vectors have " + std::to_string(out_dims_));
   }
-  std::string weights = dir + "/model.safetensors";
-  if (!FileExists(weights)) {
-    return IoError("teacher file not found: " + weights +
-                   (FileExists(dir + "/pytorch_model.bin") ? " (pytorch_model.bin is not read: convert it to safetensors)" : ""));
-  }
   std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(SafeTensors::Open(weights, &st));
-  auto read = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* t) -> Status {
-    std::vector<float> v;
-    Status s = st->ReadF32(name, shape, &v);
-    if (!s.ok()) return Status(s.code(), weights + ": " + s.message());
-    for (float x : v) {
-      if (!std::isfinite(x)) return Corrupt(weights + ": non-finite value in " + name);
-    }
-    *t = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device_);
-    return Status::Ok();
+  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
+  auto read = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* t) {
+    return ReadTensor(*st, dir + "/model.safetensors", name, shape, device_, t);
   };
   torch::Tensor w, b;
   SWE_RETURN_IF_ERROR(read("linear.weight", {out, in}, &w));
@@ -239,16 +231,8 @@ Status T5Teacher::LoadWeights(const SafeTensors& st) {
   }
   if (!found) return NotFound(path_ + "/model.safetensors: no tensor '" + anchor + "' (not a T5 encoder)");
   const int64_t D = cfg_.d_model, inner = cfg_.heads * cfg_.d_kv, ff = cfg_.d_ff;
-  auto get = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* out) -> Status {
-    std::string full = prefix + name;
-    std::vector<float> v;
-    Status s = st.ReadF32(full, shape, &v);
-    if (!s.ok()) return Status(s.code(), path_ + "/model.safetensors: " + s.message());
-    for (float x : v) {
-      if (!std::isfinite(x)) return Corrupt(path_ + "/model.safetensors: non-finite value in " + full);
-    }
-    *out = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device_);
-    return Status::Ok();
+  auto get = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* out) {
+    return ReadTensor(st, path_ + "/model.safetensors", prefix + name, shape, device_, out);
   };
   SWE_RETURN_IF_ERROR(get(st.Find(prefix + "shared.weight") ? "shared.weight" : "encoder.embed_tokens.weight",
                           {cfg_.vocab, D}, &embed_));
