@@ -221,6 +221,35 @@ TEST(TrainerUnigram, MetaspaceSchemesAndWhitespaceSplit) {
   EXPECT_EQ(Show(Make(j), "abc"), "<unk>@0-1 bc@1-3");
 }
 
+// Random bytes (invalid UTF-8, NULs, pieces of sentinels, combining marks, spaces) through the real
+// fixture tokenizer: no crash, every id in range, every range inside the text, </s> last.
+TEST(TrainerUnigram, RandomBytesGiveValidTokens) {
+  UnigramTokenizer t;
+  ASSERT_TRUE(UnigramTokenizer::Load(std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/model/tokenizer.json", &t).ok());
+  const std::vector<std::string> parts = {"<extra_id_", "</s>", "<unk", ">", " ", "  ", "\t", "\xCC\x81", "\xEF\xAC\x81",
+                                          "\xE2\x80\x8B", "\xE2\x96\x81", "a", "Z", "\xE4\xB8\xAD", std::string(1, '\0')};
+  std::mt19937 rng(11);
+  std::vector<TeacherToken> tokens;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text;
+    int n = static_cast<int>(rng() % 24);
+    for (int i = 0; i < n; ++i) {
+      if (rng() % 3 == 0) text.push_back(static_cast<char>(rng()));
+      else text += parts[rng() % parts.size()];
+    }
+    t.Encode(text, 48, &tokens);
+    ASSERT_FALSE(tokens.empty());
+    ASSERT_LE(tokens.size(), 48u);
+    EXPECT_EQ(tokens.back().id, 1);
+    for (const auto& k : tokens) {
+      ASSERT_GE(k.id, 0);
+      ASSERT_LE(k.id, t.max_id());
+      ASSERT_LE(k.begin, k.end);
+      ASSERT_LE(k.end, text.size());
+    }
+  }
+}
+
 // Ids identical to Hugging Face's JavaScript tokenizer (@huggingface/tokenizers, an implementation
 // independent of the Rust one: a lattice Viterbi) on ~53,000 real sentences with the golden fixture's
 // tokenizer. Its Precompiled normalizer approximates the charsmap (controls, some spaces, NFKC), so
