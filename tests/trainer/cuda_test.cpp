@@ -120,6 +120,23 @@ TEST(TrainerCuda, BertTeacherMatchesTheCpu) {
   EXPECT_LE(MaxAbsDiff(cpu.word_vectors, cuda.word_vectors), 1e-4);
 }
 
+// The t5 teacher on the golden fixture's gated-gelu model (relative position bias, padding mask, Dense,
+// Normalize) and its 30 sentences, in one padded batch.
+TEST(TrainerCuda, T5TeacherMatchesTheCpu) {
+  SWE_TEST_REQUIRE_CUDA();
+  const std::string fixture = std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/";
+  json golden = json::parse(testing::ReadFile(fixture + "golden.json"));
+  TeacherOptions o;
+  o.kind = "t5";
+  o.path = fixture + "model";
+  TeacherOutput cpu, cuda;
+  EncodeBoth(o, golden["sentences"].get<std::vector<std::string>>(), &cpu, &cuda);
+  if (HasFatalFailure()) return;
+  ExpectRowsClose(cpu.sentence_vectors, cuda.sentence_vectors, cpu.dims, 0.99999, "t5 sentence vectors");
+  ExpectRowsClose(cpu.word_vectors, cuda.word_vectors, cpu.dims, 0.99999, "t5 word vectors");
+  EXPECT_LE(MaxAbsDiff(cpu.word_vectors, cuda.word_vectors), 1e-4);
+}
+
 TEST(TrainerCuda, UseLiteMatchesTheOriginalAndTheCpu) {
   SWE_TEST_REQUIRE_CUDA();
   std::string dir;
