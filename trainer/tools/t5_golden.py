@@ -29,7 +29,13 @@ The reference runs each sentence alone (no padding), float32, CPU, eager attenti
 
 Regenerate (deterministic given the library versions; seconds):
   python3 trainer/tools/t5_golden.py --text FILE [--out tests/trainer/fixtures/t5_golden]
-where FILE is plain text to train the tokenizer on (the committed fixture: see golden.json "text").
+where FILE is plain text to train the tokenizer on. The committed fixture's (golden.json "text") was
+made from the shared training files (none of them an evaluation set), 29,000 lines:
+  S=../shared/data/train; { zstd -dc $S/en-sentences.txt.zst | head -n 20000;
+    cut -f2 $S/parallel/en-de.wmt_newstest.tsv | head -n 3000;
+    cut -f2 $S/parallel/en-ja.coursera_lectures.tsv | head -n 3000;
+    cut -f2 $S/parallel/en-zh.coursera_lectures.tsv | head -n 3000; } > t5-tokenizer-text.txt
+and the script ran on the GPU machine (transformers 5.17, sentencepiece 0.2.2; no GPU needed).
 """
 import argparse
 import base64
