@@ -144,6 +144,65 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
   EXPECT_NE(RunRecipe(recipe, &log).message().find("unknown key 'vocab.sise'"), std::string::npos);
 }
 
+// A finished run is re-exported and refined again where the corpus and the teacher are not (another
+// machine): only the inputs of the stages that run are needed, and a missing one is named with its stage.
+TEST(TrainerEndToEnd, LaterStagesRunWithoutTheInputsOnlyEarlierStagesRead) {
+  util::Progress::SetEnabled(false);
+  TempDir dir;
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(800, 12)));
+  json recipe = BaseRecipe(dir);
+  std::vector<std::string> log;
+  Status s = RunRecipe(recipe, &log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::string bytes = testing::ReadFile(dir.file("out/tiny.swe"));
+  std::unique_ptr<Model> first;
+  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &first).ok());
+  std::filesystem::rename(dir.file("corpus.txt.zst"), dir.file("elsewhere.txt.zst"));
+  std::filesystem::rename(dir.file("teacher"), dir.file("elsewhere"));
+
+  // Export again (a new path): the same words, rows and tokenizer, the subwords from the work directory.
+  recipe["export"]["path"] = dir.file("out/again.swe");
+  log.clear();
+  s = RunRecipe(recipe, &log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Count(log, "up to date"), 5);
+  bytes = testing::ReadFile(dir.file("out/again.swe"));
+  std::unique_ptr<Model> again;
+  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &again).ok());
+  const ModelContents a = first->ToContents(), b = again->ToContents();
+  EXPECT_EQ(a.words, b.words);
+  EXPECT_EQ(a.vectors, b.vectors);
+  EXPECT_EQ(a.tokenizer.subword.kind, b.tokenizer.subword.kind);
+  EXPECT_EQ(a.tokenizer.subword.pieces, b.tokenizer.subword.pieces);
+  EXPECT_EQ(a.tokenizer.subword.lowercase, b.tokenizer.subword.lowercase);
+  EXPECT_FALSE(a.tokenizer.subword.pieces.empty());
+  log.clear();
+  s = RunRecipe(recipe, &log, {Stage::kExport});
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Refine again: its teacher vectors are cached.
+  recipe["refine"]["max_epochs"] = 1;
+  log.clear();
+  s = RunRecipe(recipe, &log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Count(log, "cached teacher vectors"), 1);
+
+  // A stage that reads the corpus must run: the error names the stage and the file.
+  recipe["sample"]["per_word"] = 8;
+  log.clear();
+  s = RunRecipe(recipe, &log);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("sample: corpus file not found: " + dir.file("corpus.txt.zst")), std::string::npos)
+      << s.message();
+  EXPECT_EQ(Count(log, "teacher forward passes"), 0);
+  // With the corpus back, extract still needs the teacher.
+  std::filesystem::rename(dir.file("elsewhere.txt.zst"), dir.file("corpus.txt.zst"));
+  s = RunRecipe(recipe, &log);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("extract: teacher directory not found: " + dir.file("teacher")), std::string::npos)
+      << s.message();
+}
+
 // A second language for the bilingual tests: one ASCII German word per tiny English word (the tiny
 // teacher's tokenizer spells words it does not know with letter pieces).
 const std::map<std::string, std::string>& German() {

@@ -44,6 +44,7 @@ class Runner {
   void Log(const std::string& line) const;
   std::string Device() const;
   Status LoadCounts(std::vector<uint32_t>* counts) const;
+  Status Plan(std::vector<bool>* runs) const;
 
   Status Vocab(json* stats);
   Status Sample(json* stats);
@@ -173,6 +174,7 @@ Status Runner::Extract(json* stats) {
   ExtractResult result;
   SWE_RETURN_IF_ERROR(ExtractWordVectors(*teacher, samples, vocab, r_.vocab, eo, &result));
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("vectors.swm"), result.vectors));
+  SWE_RETURN_IF_ERROR(WriteSubwordVocab(Path("subword.json"), teacher->subword_vocab()));
   std::vector<std::string> lines;
   uint64_t found = 0;
   for (uint32_t c : result.counts) {
@@ -435,9 +437,13 @@ Status Runner::Export(json* stats) {
     }
     for (const WordCount& w : vocab) in.words.push_back(w.word);
     in.tokenizer = r_.vocab.tokenizer;
-    const TeacherKind* teacher_kind = nullptr;
-    SWE_RETURN_IF_ERROR(FindTeacherKind(r_.teacher.kind, &teacher_kind));
-    SWE_RETURN_IF_ERROR(teacher_kind->subword_vocab(r_.teacher, &in.tokenizer.subword));
+    if (FileExists(Path("subword.json"))) {
+      SWE_RETURN_IF_ERROR(ReadSubwordVocab(Path("subword.json"), &in.tokenizer.subword));
+    } else {  // a work directory extracted before subword.json: the teacher's files
+      const TeacherKind* teacher_kind = nullptr;
+      SWE_RETURN_IF_ERROR(FindTeacherKind(r_.teacher.kind, &teacher_kind));
+      SWE_RETURN_IF_ERROR(teacher_kind->subword_vocab(r_.teacher, &in.tokenizer.subword));
+    }
   }
   in.normalize = r_.normalize;
   json refine_stats;
@@ -485,13 +491,39 @@ Status Runner::Export(json* stats) {
   return Status::Ok();
 }
 
+// The stages this run executes: with `only`, exactly those (the earlier ones must be up to date);
+// with `train`, every stage from the first one not up to date (or all, with --force), since each
+// stage's outputs feed the next. Stages before refine are skipped with init.model.
+Status Runner::Plan(std::vector<bool>* runs) const {
+  runs->assign(kStageCount, false);
+  bool earlier_runs = false;
+  for (int i = 0; i < kStageCount; ++i) {
+    Stage s = static_cast<Stage>(i);
+    if (Skipped(s)) continue;
+    if (o_.only.empty()) {
+      earlier_runs = earlier_runs || o_.force || !UpToDate(s);
+      (*runs)[i] = earlier_runs;
+    } else if (std::find(o_.only.begin(), o_.only.end(), s) != o_.only.end()) {
+      (*runs)[i] = true;
+    } else if (s < *std::max_element(o_.only.begin(), o_.only.end()) && !UpToDate(s)) {
+      return InvalidArgument(std::string("stage '") + StageName(s) +
+                             "' has not run or is out of date for this recipe: run it first (or `train`)");
+    }
+  }
+  return Status::Ok();
+}
+
 Status Runner::Run() {
   std::error_code ec;
   std::filesystem::create_directories(r_.work_dir, ec);
   if (ec) return IoError("cannot create work directory " + r_.work_dir + ": " + ec.message());
   ConfigureTorch(o_.threads >= 0 ? o_.threads : r_.threads, r_.seed);
-  bool refine_selected = o_.only.empty() || std::find(o_.only.begin(), o_.only.end(), Stage::kRefine) != o_.only.end();
-  if (refine_selected) {
+  std::vector<bool> runs;
+  SWE_RETURN_IF_ERROR(Plan(&runs));
+  // Each stage reads its inputs (corpus, teacher, init.model) when it runs, and names them when they
+  // are missing; a finished run can be re-exported where the corpus and the teacher are not. Only the
+  // contrastive files are read before anything runs, so that a bad one fails before hours of work.
+  if (runs[static_cast<int>(Stage::kRefine)]) {
     Status st = CheckContrastiveFiles(r_.objectives);
     if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
   }
@@ -505,15 +537,8 @@ Status Runner::Run() {
       if (selected) Log(std::string(StageName(s)) + ": skipped (init.model " + r_.init_model + ")");
       continue;
     }
-    if (!selected) {
-      if (!UpToDate(s) && static_cast<int>(s) < static_cast<int>(*std::max_element(o_.only.begin(), o_.only.end()))) {
-        return InvalidArgument(std::string("stage '") + StageName(s) +
-                               "' has not run or is out of date for this recipe: run it first (or `train`)");
-      }
-      continue;
-    }
-    if (o_.only.empty() && !o_.force && UpToDate(s)) {
-      Log(std::string(StageName(s)) + ": up to date");
+    if (!runs[i]) {
+      if (o_.only.empty()) Log(std::string(StageName(s)) + ": up to date");
       continue;
     }
     auto t0 = std::chrono::steady_clock::now();
