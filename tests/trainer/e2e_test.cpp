@@ -16,6 +16,7 @@
 #include "swe/model_file.h"
 #include "swe/tokenizer.h"
 #include "test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -130,7 +131,7 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
 
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(200, 3)));
   testing::WriteFile(dir.file("recipe.json"), recipe.dump());
-  std::string cmd = std::string(SWE_TRAINER_BIN) + " train --quiet --recipe " + dir.file("recipe.json") + " 2>&1";
+  std::string cmd = std::string(swe::test::TrainerPath()) + " train --quiet --recipe " + dir.file("recipe.json") + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   ASSERT_NE(f, nullptr);
   std::string out;
@@ -387,7 +388,7 @@ TEST(TrainerRecipes, TokenizerCjkNames) {
 
 TEST(TrainerRecipes, ShippedRecipesParse) {
   int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(SWE_SOURCE_DIR) + "/recipes")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(swe::test::SourceDir()) + "/recipes")) {
     if (entry.path().extension() != ".json") continue;
     Recipe r;
     Status s = LoadRecipe(entry.path().string(), &r);
