@@ -82,9 +82,8 @@ TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompre
     skipped += l.find("skipped (init.model") != std::string::npos;
   }
   EXPECT_EQ(skipped, 4);  // vocab, sample, extract, pca
-  std::string bytes = testing::ReadFile(dir.file("out.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out.swe"), &model).ok());
   EXPECT_EQ(model->vocab_size(), testing::TinyWords().size());
   EXPECT_EQ(model->dims(), 4u);
   const Provenance& p = model->provenance();

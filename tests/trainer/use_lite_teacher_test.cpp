@@ -235,9 +235,8 @@ TEST(TrainerUseLiteEndToEnd, CliTrainsWithTheUseLiteTeacher) {
   while (std::fgets(buf, sizeof buf, f)) log += buf;
   ASSERT_EQ(pclose(f), 0) << log;
   EXPECT_NE(log.find("512 dims"), std::string::npos) << log;
-  std::string bytes = testing::ReadFile(tmp.file("out.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(tmp.file("out.swe"), &model).ok());
   EXPECT_EQ(model->dims(), 8u);
   EXPECT_GE(model->find("cat"), 0);
   EXPECT_EQ(model->tokenizer_config().subword.kind, SubwordKind::kUnigram);
