@@ -57,7 +57,7 @@ extern char** environ;
 namespace {
 
 struct Options {
-  std::string data = SWE_BENCH_DATA;
+  std::string data = bench::BenchDataDir();
   std::string model;
   std::string simd;  // measure only this variant, in this process
   std::string text;  // a realistic-text corpus, one text per line
