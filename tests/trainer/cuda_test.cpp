@@ -21,6 +21,7 @@
 #include "test_util.h"
 #include "use_lite_teacher.h"
 #include "use_lite_test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -124,7 +125,7 @@ TEST(TrainerCuda, BertTeacherMatchesTheCpu) {
 // Normalize) and its 30 sentences, in one padded batch.
 TEST(TrainerCuda, T5TeacherMatchesTheCpu) {
   SWE_TEST_REQUIRE_CUDA();
-  const std::string fixture = std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/";
+  const std::string fixture = std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/t5_golden/";
   json golden = json::parse(testing::ReadFile(fixture + "golden.json"));
   TeacherOptions o;
   o.kind = "t5";

@@ -18,12 +18,13 @@
 #include "teacher.h"
 #include "test_util.h"
 #include "unigram_tokenizer.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  return std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/" + name;
+  return std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/t5_golden/" + name;
 }
 
 using testing::Cosine;

@@ -14,6 +14,7 @@
 #include "precompiled_charsmap.h"
 #include "t5_test_util.h"
 #include "test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -225,7 +226,7 @@ TEST(TrainerUnigram, MetaspaceSchemesAndWhitespaceSplit) {
 // fixture tokenizer: no crash, every id in range, every range inside the text, </s> last.
 TEST(TrainerUnigram, RandomBytesGiveValidTokens) {
   UnigramTokenizer t;
-  ASSERT_TRUE(UnigramTokenizer::Load(std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/model/tokenizer.json", &t).ok());
+  ASSERT_TRUE(UnigramTokenizer::Load(std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/t5_golden/model/tokenizer.json", &t).ok());
   const std::vector<std::string> parts = {"<extra_id_", "</s>", "<unk", ">", " ", "  ", "\t", "\xCC\x81", "\xEF\xAC\x81",
                                           "\xE2\x80\x8B", "\xE2\x96\x81", "a", "Z", "\xE4\xB8\xAD", std::string(1, '\0')};
   std::mt19937 rng(11);
@@ -258,7 +259,7 @@ TEST(TrainerUnigram, RandomBytesGiveValidTokens) {
 // without them the test skips, or fails when SWE_REQUIRE_HF_TOKENIZERS=1.
 TEST(TrainerUnigramHfParity, IdsMatchHuggingFaceJsOnRealSentences) {
   const char* env = std::getenv("SWE_HF_TOKENIZER_IDS");
-  std::string path = env && *env ? env : std::string(SWE_SOURCE_DIR) + "/.cache/hf-tokenizers/wordpiece_ids.json";
+  std::string path = env && *env ? env : std::string(swe::test::SourceDir()) + "/.cache/hf-tokenizers/wordpiece_ids.json";
   const char* req = std::getenv("SWE_REQUIRE_HF_TOKENIZERS");
   const bool required = req && std::string(req) == "1";
   if (!FileExists(path)) {
@@ -276,7 +277,7 @@ TEST(TrainerUnigramHfParity, IdsMatchHuggingFaceJsOnRealSentences) {
   ASSERT_GT(sentences.size(), 10000u);
   ASSERT_EQ(ids.size(), sentences.size());
   UnigramTokenizer t;
-  Status s = UnigramTokenizer::Load(std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/t5_golden/model/tokenizer.json", &t);
+  Status s = UnigramTokenizer::Load(std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/t5_golden/model/tokenizer.json", &t);
   ASSERT_TRUE(s.ok()) << s.ToString();
   size_t compared = 0, mismatches = 0, total = 0;
   std::vector<TeacherToken> tokens;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
+#include "swe/util/strings.h"
 #include "teacher_files.h"
 #include "wordpiece.h"
 
@@ -142,7 +143,7 @@ Status BertTeacher::LoadWeights(const SafeTensors& st) {
   const int64_t H = cfg_.hidden, I = cfg_.intermediate;
   auto get = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* out) -> Status {
     std::string full = prefix + name;
-    if (!st.Find(full) && name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0 &&
+    if (!st.Find(full) && name.size() > 7 && util::EndsWith(name, ".weight") &&
         name.find("LayerNorm") != std::string::npos) {
       full = prefix + name.substr(0, name.size() - 7) + ".gamma";  // TF-era names
     } else if (!st.Find(full) && name.find("LayerNorm.bias") != std::string::npos) {
