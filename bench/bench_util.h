@@ -11,6 +11,11 @@
 
 namespace bench {
 
+// Where the data and the models lie: defined in bench_paths.cpp (configured from bench_paths.cpp.in),
+// the one object that holds the checkout's path.
+const char* BenchDataDir();
+const char* BenchModelsDir();
+
 // The program's name in messages; each benchmark sets it first thing in main.
 inline const char* g_program = "bench";
 

@@ -50,13 +50,14 @@
 #include "swe/model_file.h"
 #include "swe/simd.h"
 #include "swe/tokenizer.h"
+#include "swe/util/file.h"
 
 extern char** environ;
 
 namespace {
 
 struct Options {
-  std::string data = SWE_BENCH_DATA;
+  std::string data = bench::BenchDataDir();
   std::string model;
   std::string simd;  // measure only this variant, in this process
   std::string text;  // a realistic-text corpus, one text per line
@@ -89,12 +90,13 @@ std::vector<std::string> ReadSentences(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) Die("cannot read " + path + " (make it with bench/text_corpus.sh)");
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(line);
+// The non-empty lines of `path`.
+std::vector<std::string> ReadTexts(const std::string& path) {
+  std::vector<std::string> lines, out;
+  std::string error;
+  if (!swe::util::ReadLines(path, &lines, &error)) Die(error + " (make it with bench/text_corpus.sh)");
+  for (std::string& line : lines) {
+    if (!line.empty()) out.push_back(std::move(line));
   }
   if (out.empty()) Die("no texts in " + path);
   return out;
@@ -371,7 +373,7 @@ void RunHere(const Options& o) {
   std::fprintf(stderr, "simd %s, model %s: %zu words x %u dims, %zu sentences\n", swe::simd::ActiveName(),
                name.c_str(), contents.words.size(), contents.dims, sentences.size());
   std::vector<std::string> texts;
-  if (!o.text.empty()) texts = ReadLines(o.text);
+  if (!o.text.empty()) texts = ReadTexts(o.text);
   for (swe::DType dtype : {swe::DType::kF32, swe::DType::kF16, swe::DType::kInt8}) {
     if (!o.dtype.empty() && o.dtype != swe::dtype_name(dtype)) continue;
     std::unique_ptr<swe::Model> model = Build(contents, dtype);

@@ -40,7 +40,8 @@
 namespace {
 
 struct Options {
-  std::string model = SWE_BENCH_MODEL, text, queries = std::string(SWE_BENCH_DATA) + "/eval/sts/stsbenchmark/sts-dev.csv";
+  std::string model = std::string(bench::BenchModelsDir()) + "/swe-en-use-lite-large-para.swe", text,
+              queries = std::string(bench::BenchDataDir()) + "/eval/sts/stsbenchmark/sts-dev.csv";
   size_t vectors = 1000000, threads = 2;
   int repeats = 5;
   std::vector<size_t> candidates = {100, 200, 500, 1000, 2000};

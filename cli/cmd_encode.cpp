@@ -10,6 +10,7 @@
 #include <string>
 
 #include "swe/util/args.h"
+#include "swe/util/strings.h"
 #include "commands.h"
 #include "common.h"
 #include "line_reader.h"
@@ -46,10 +47,6 @@ constexpr const char* kSimilarityUsage =
 
 enum class Format { kNpy, kJsonl };
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 Format ChooseFormat(const util::ParsedArgs& parsed, const std::string& output, const std::string& command) {
   if (parsed.has("format")) {
     std::string f = parsed.get("format");
@@ -60,8 +57,10 @@ Format ChooseFormat(const util::ParsedArgs& parsed, const std::string& output, c
   if (output == "-") return Format::kJsonl;
   std::string lower = output;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (EndsWith(lower, ".npy")) return Format::kNpy;
-  if (EndsWith(lower, ".jsonl") || EndsWith(lower, ".json") || EndsWith(lower, ".ndjson")) return Format::kJsonl;
+  if (util::EndsWith(lower, ".npy")) return Format::kNpy;
+  if (util::EndsWith(lower, ".jsonl") || util::EndsWith(lower, ".json") || util::EndsWith(lower, ".ndjson")) {
+    return Format::kJsonl;
+  }
   throw util::UsageError("cannot tell the format from '" + output + "': use --format npy|jsonl", command);
 }
 

@@ -6,6 +6,7 @@
 #include "docs_input.h"
 #include "line_reader.h"
 #include "search.h"
+#include "swe/util/strings.h"
 
 namespace swe::cli {
 namespace {
@@ -101,7 +102,7 @@ void AnswerQueries(const swe_model* model, const swe_index* index, const std::ve
   std::string query;
   bool none_yet = true;
   while (in.Next(&query)) {
-    if (IsBlank(query)) continue;
+    if (util::IsBlank(query)) continue;
     Answer(model, index, lines, options, query, none_yet);
     none_yet = false;
   }
@@ -122,7 +123,7 @@ std::vector<std::string> LinesForOldIndex(const swe_index* index, const std::str
   const std::string docs = parsed.get("docs");
   std::vector<std::string> lines = ReadLines(docs);
   size_t non_blank = 0;
-  for (const std::string& line : lines) non_blank += !IsBlank(line);
+  for (const std::string& line : lines) non_blank += !util::IsBlank(line);
   if (swe_index_get_size(index) != non_blank) {
     throw CliError(1, index_path + " holds " + std::to_string(swe_index_get_size(index)) + " documents but " + docs +
                           " has " + std::to_string(non_blank) + " non-blank lines: rebuild it with 'swe index build'");

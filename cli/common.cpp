@@ -38,13 +38,6 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-bool IsBlank(const std::string& line) {
-  for (char c : line) {
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') return false;
-  }
-  return true;
-}
-
 std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,
                              const std::string& label) {
   constexpr size_t kBatch = 4096;

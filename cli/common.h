@@ -42,8 +42,6 @@ IndexPtr LoadIndex(const std::string& path);
 
 // The lines of a file ("-" = stdin), without their line ends ("\n" or "\r\n").
 std::vector<std::string> ReadLines(const std::string& path);
-// True when `line` holds only ASCII whitespace.
-bool IsBlank(const std::string& line);
 
 // Encodes `texts` in batches into n * dims floats, with a progress bar labelled `label`.
 std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,

@@ -5,16 +5,12 @@
 
 #include "line_reader.h"
 #include "swe/util/progress.h"
+#include "swe/util/strings.h"
 
 namespace swe::cli {
 namespace {
 
-bool IsJsonLines(const std::string& path) {
-  auto ends = [&](const std::string& suffix) {
-    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends(".jsonl") || ends(".ndjson");
-}
+bool IsJsonLines(const std::string& path) { return util::EndsWith(path, ".jsonl") || util::EndsWith(path, ".ndjson"); }
 
 DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
@@ -52,7 +48,7 @@ std::vector<DocInput> ReadDocInputs(const std::string& path, uint64_t first_defa
   std::unordered_set<std::string> ids;
   std::string line;
   for (size_t number = 1; reader.Next(&line); ++number) {
-    if (IsBlank(line)) continue;
+    if (util::IsBlank(line)) continue;
     const std::string where = path + ":" + std::to_string(number);
     DocInput doc = json ? ParseJsonDoc(line, where) : DocInput{"", std::move(line), ""};
     if (doc.id.empty()) doc.id = std::to_string(first_default_id + number - 1);

@@ -8,7 +8,8 @@
 # Then runs trainer/tools/hf_tokenizer_ids.mjs, which tokenizes the real sentences of ../shared/data
 # (STS-B train+dev, SICK train+trial, STS17, and a sample of the Tatoeba / Multi30k parallel sentences:
 # English, German, Spanish, Japanese, Chinese) with every WordPiece tokenizer.json under
-# ../shared/data/tokenizers/, offline, into $cache/wordpiece_ids.json.
+# ../shared/data/tokenizers/, offline, into $cache/wordpiece_ids.json (with the ids of the t5 teacher's
+# golden Unigram tokenizer, tests/trainer/fixtures/t5_golden/model, on the same sentences).
 # Idempotent: installs only when the pinned version is missing, and rewrites the ids only when the
 # script or an input is newer than them. Prints the ids file on stdout.
 #   bash scripts/fetch-hf-tokenizers.sh          # into .cache/hf-tokenizers (or $SWE_HF_TOKENIZERS_CACHE)
@@ -28,7 +29,8 @@ fi
 [ -d "$data/tokenizers" ] || { echo "fetch-hf-tokenizers: no shared data at $data" >&2; exit 1; }
 tool="$root/trainer/tools/hf_tokenizer_ids.mjs"
 if [ ! -f "$out" ] || [ "$tool" -nt "$out" ] || [ "$0" -nt "$out" ] ||
-   [ -n "$(find "$data/tokenizers" "$data/eval/sts" "$data/train/parallel" "$root/tests/trainer/fixtures/bert_golden/golden.json" -newer "$out" -print -quit)" ]; then
+   [ -n "$(find "$data/tokenizers" "$data/eval/sts" "$data/train/parallel" "$root/tests/trainer/fixtures/bert_golden/golden.json" \
+                 "$root/tests/trainer/fixtures/t5_golden/model/tokenizer.json" -newer "$out" -print -quit)" ]; then
   SWE_HF_TOKENIZERS_CACHE="$cache" node "$tool" --out "$out" >&2
 fi
 echo "$out"

@@ -53,6 +53,11 @@ declare -A variants=(
   [para5-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [para5-tau0.1-seed2]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
   [kd-para5-tau0.1]='o[:] = [o[0], nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  # More in-batch negatives, and every MultiPIT pair (the default's recipe caps it at 40k).
+  [para5-tau0.1-b256]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["refine"]["batch_size"] = 256'
+  [para5-tau0.1-b512]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["refine"]["batch_size"] = 512'
+  [paraall-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA_ALL, tau=0.1)]; lazy(1e-2, 15)'
+  [paraall-tau0.1-seed2]='o[:] = [nli(1, tau=0.1), para(PARA_ALL, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
 )
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(kd kd-nli0.1 kd-nli0.5 nli distance pca128 pca64 mcr128 mcr64)
@@ -69,6 +74,7 @@ def para(files, w=1.0, **kw):  # one contrastive objective over paraphrase files
 def lazy(lr, epochs): r["refine"].update(optimizer="lazy_adam", lr=lr, max_epochs=epochs)
 PARA3 = [("coco_val2017", 20000), ("parasci", 10000), ("twitterurl", 11109)]
 PARA5 = [("coco_val2017", 50000), ("parasci", 40179), ("twitterurl", 11109), ("multipit", 40000), ("wikisplit", 15000)]
+PARA_ALL = PARA5[:3] + [("multipit", 138755), ("wikisplit", 15000)]
 ${variants[$name]}
 if not o: r["refine"] = {"method": "none"}
 json.dump(r, open(sys.argv[2], "w"), indent=2)

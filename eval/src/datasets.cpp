@@ -13,6 +13,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "swe/util/file.h"
+#include "swe/util/strings.h"
+
 namespace swe::eval {
 namespace {
 
@@ -27,12 +30,8 @@ std::vector<std::string> SplitTabs(const std::string& line) {
   }
 }
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
-  return s.substr(b, e - b);
-}
+// The sets' fields are trimmed of spaces and tabs only.
+std::string Trim(const std::string& s) { return std::string(util::Trim(s, " \t")); }
 
 bool ParseDouble(const std::string& text, double* out) {
   const std::string t = Trim(text);
@@ -95,15 +94,8 @@ Status ReadJsonRecord(const std::string& path, size_t line_no, const std::string
 }  // namespace
 
 Status ReadLines(const std::string& path, std::vector<std::string>* lines) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError(path + ": cannot open");
-  lines->clear();
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines->push_back(std::move(line));
-  }
-  if (in.bad()) return IoError(path + ": read failed");
-  return Status::Ok();
+  std::string error;
+  return util::ReadLines(path, lines, &error) ? Status::Ok() : IoError(error);
 }
 
 Status ReadStsbCsv(const std::string& path, size_t limit, StsSet* out) {
@@ -152,8 +144,7 @@ Status ReadSemEvalYear(const std::string& dir, size_t limit, std::vector<StsSet>
   const std::string prefix = "STS.input.", suffix = ".txt";
   while (dirent* e = readdir(d)) {
     const std::string file = e->d_name;
-    if (file.size() > prefix.size() + suffix.size() && file.compare(0, prefix.size(), prefix) == 0 &&
-        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (file.size() > prefix.size() + suffix.size() && util::StartsWith(file, prefix) && util::EndsWith(file, suffix)) {
       names.push_back(file.substr(prefix.size(), file.size() - prefix.size() - suffix.size()));
     }
   }

@@ -12,6 +12,7 @@
 
 #include "cli_fixture.h"
 #include "swe/index.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -224,10 +225,10 @@ class Conversation {
       dup2(out[1], 1);
       close(in[1]);
       close(out[0]);
-      std::vector<char*> argv = {const_cast<char*>(SWE_CLI_PATH)};
+      std::vector<char*> argv = {const_cast<char*>(swe::test::CliPath())};
       for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
-      execv(SWE_CLI_PATH, argv.data());
+      execv(swe::test::CliPath(), argv.data());
       _exit(127);
     }
     close(in[0]);
@@ -322,7 +323,7 @@ long PeakKb(const std::string& model, const std::string& input, const std::strin
   if (pid == 0) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 2);
-    execl(SWE_CLI_PATH, SWE_CLI_PATH, "encode", model.c_str(), input.c_str(), "-o", "/dev/null", "--format",
+    execl(swe::test::CliPath(), swe::test::CliPath(), "encode", model.c_str(), input.c_str(), "-o", "/dev/null", "--format",
           format.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -19,6 +19,7 @@
 #include "core/test_models.h"
 #include "swe/encoder.h"
 #include "swe/model_file.h"
+#include "test_paths.h"
 
 namespace swe_cli_test {
 
@@ -82,10 +83,10 @@ class CliTest : public ::testing::Test {
       int fds[3] = {open(in.c_str(), O_RDONLY), open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
                     open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644)};
       for (int i = 0; i < 3; ++i) dup2(fds[i], i);
-      std::vector<char*> argv = {const_cast<char*>(SWE_CLI_PATH)};
+      std::vector<char*> argv = {const_cast<char*>(swe::test::CliPath())};
       for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
-      execv(SWE_CLI_PATH, argv.data());
+      execv(swe::test::CliPath(), argv.data());
       _exit(127);
     }
     int status = 0;

@@ -5,13 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixture.h"
+#include "test_paths.h"
 
 namespace {
 
 using namespace swe_cli_test;
 using nlohmann::json;
 
-const std::string kModel = SWE_MODELS_DIR "/swe-en-use-lite-large-para.swe";  // the default
+const std::string kModel = std::string(swe::test::SourceDir()) + "/models/swe-en-use-lite-large-para.swe";  // the default
 
 // The inertia `swe cluster` reports on stderr.
 double Inertia(const Result& r) {

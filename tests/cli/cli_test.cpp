@@ -20,6 +20,7 @@
 #include "core/test_models.h"
 #include "swe/encoder.h"
 #include "swe/model_file.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -409,7 +410,7 @@ TEST_F(CliTest, BadInputs) {
 
 // swe eval end to end on the real evaluation sets (../shared/data/eval), a quick subset with --limit.
 TEST_F(CliTest, EvalLimitedSubset) {
-  const std::string data = SWE_SHARED_DATA;
+  const std::string data = swe::test::SharedData();
   Result r = Run({"eval", P("model.swe"), P("other.swe"), "--tasks", "stsb,sick,tatoeba,subj,trec", "--limit", "40",
                   "--data", data, "--threads", "2", "--json", P("eval.jsonl"), "--markdown", P("eval.md")});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -442,7 +443,7 @@ TEST_F(CliTest, EvalLimitedSubset) {
 // The cross-lingual tasks end to end: FLORES pairs under DATA/train/parallel, STS17 es-en.
 TEST_F(CliTest, EvalCrossLingualTasks) {
   Result r = Run({"eval", P("model.swe"), "--tasks", "flores-ja,sts17-es-en", "--limit", "40", "--data",
-                  SWE_SHARED_DATA});
+                  swe::test::SharedData()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("| flores-ja | accuracy | 40 |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| flores-ja | accuracy/en->ja |"), std::string::npos) << r.out;
@@ -454,7 +455,7 @@ TEST_F(CliTest, EvalCrossLingualTasks) {
 
 // BEIR retrieval: the scifact task on a subset, and --beir DIR alone (the same directory by path).
 TEST_F(CliTest, EvalBeir) {
-  const std::string data = SWE_SHARED_DATA;
+  const std::string data = swe::test::SharedData();
   Result r = Run({"eval", P("model.swe"), "--tasks", "scifact", "--limit", "10", "--data", data});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("| scifact | ndcg@10 | 10 |"), std::string::npos) << r.out;

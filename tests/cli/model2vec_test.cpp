@@ -21,13 +21,14 @@
 #include "swe/encoder.h"
 #include "swe/tokenizer.h"
 #include "swe/model_file.h"
+#include "test_paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kFixtures = fs::path(SWE_SHARED_DATA) / "fixtures/model2vec-rs/fixtures";
+const fs::path kFixtures = fs::path(swe::test::SharedData()) / "fixtures/model2vec-rs/fixtures";
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -50,7 +51,7 @@ class Model2VecTest : public ::testing::Test {
 
   // Runs swe with `args`; returns the exit code, stderr in *err.
   static int Swe(const std::vector<std::string>& args, std::string* err = nullptr) {
-    std::string cmd = std::string("'") + SWE_CLI_PATH + "'";
+    std::string cmd = std::string("'") + swe::test::CliPath() + "'";
     for (const std::string& a : args) cmd += " '" + a + "'";
     cmd += " >'" + (*dir_ / "out").string() + "' 2>'" + (*dir_ / "err").string() + "'";
     const int status = std::system(cmd.c_str());

@@ -1,5 +1,6 @@
 // The teacher's subword tokenizer (swe/subword.h): WordPiece and SentencePiece-style unigram.
 #include "swe/subword.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -235,7 +236,7 @@ TEST(WordPiece, LongWordIsLinear) {
 class MiniLmVocab : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string path = std::string(SWE_SHARED_DATA) + "/tokenizers/all-MiniLM-L6-v2/vocab.txt";
+    const std::string path = std::string(swe::test::SharedData()) + "/tokenizers/all-MiniLM-L6-v2/vocab.txt";
     std::ifstream in(path);
     ASSERT_TRUE(in) << "missing " << path;
     SubwordVocab v;

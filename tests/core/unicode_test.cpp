@@ -1,5 +1,6 @@
 // Unicode tables and UTF-8 handling (core/include/swe/unicode.h), and the generated table's freshness.
 #include "swe/unicode.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -226,7 +227,7 @@ TEST(UnicodeTables, CommittedIncMatchesGenerator) {
       << "unicode-data) to check core/src/unicode_data.inc";
   ASSERT_EQ(std::system("python3 --version > /dev/null 2>&1"), 0)
       << "python3 is missing: it runs scripts/gen_unicode_tables.py to check core/src/unicode_data.inc";
-  const std::string source = SWE_SOURCE_DIR;
+  const std::string source = swe::test::SourceDir();
   char tmpl[] = "/tmp/swe_unicode_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string out = std::string(tmpl) + "/unicode_data.inc";

@@ -14,6 +14,7 @@
 #include "swe/eval/datasets.h"
 #include "swe/eval/retrieval.h"
 #include "swe/eval/suite.h"
+#include "test_paths.h"
 
 namespace swe::eval {
 namespace {
@@ -155,7 +156,7 @@ TEST(Beir, TaskNames) {
 
 TEST(Beir, SciFactFiles) {
   BeirSet set;
-  Status s = ReadBeir(SWE_SHARED_DATA "/eval/retrieval/scifact", "test", 0, &set);
+  Status s = ReadBeir(std::string(swe::test::SharedData()) + "/eval/retrieval/scifact", "test", 0, &set);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(set.docs.size(), 5183u);
   EXPECT_EQ(set.queries.size(), 300u);

@@ -17,11 +17,12 @@
 #include "swe/eval/report.h"
 #include "swe/eval/retrieval.h"
 #include "swe/eval/suite.h"
+#include "test_paths.h"
 
 namespace swe::eval {
 namespace {
 
-const std::string kData = SWE_SHARED_DATA "/eval/";
+const std::string kData = std::string(swe::test::SharedData()) + "/eval/";
 
 TEST(Metrics, AverageRanksShareTies) {
   EXPECT_EQ(AverageRanks({3, 1, 3, 3, 2}), (std::vector<double>{4, 1, 4, 4, 2}));
@@ -324,7 +325,7 @@ Embedder CharEmbedder() {
 
 TEST(Suite, EveryTaskRunsOnASubsetWithACallback) {
   SuiteOptions o;
-  o.data_dir = SWE_SHARED_DATA;
+  o.data_dir = swe::test::SharedData();
   o.limit = 60;
   o.classify.folds = 3;
   o.classify.inner_folds = 2;

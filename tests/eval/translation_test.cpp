@@ -17,6 +17,7 @@
 #include "swe/eval/datasets.h"
 #include "swe/eval/retrieval.h"
 #include "swe/eval/suite.h"
+#include "test_paths.h"
 
 namespace swe::eval {
 namespace {
@@ -254,7 +255,7 @@ TEST(Translation, TaskNames) {
 }
 
 TEST(Translation, RealFloresFiles) {
-  const std::string dir = SWE_SHARED_DATA "/train/parallel/";
+  const std::string dir = std::string(swe::test::SharedData()) + "/train/parallel/";
   const std::pair<const char*, size_t> files[] = {
       {"en-de.flores_devtest.tsv", 1010}, {"en-ja.flores_devtest.tsv", 1012}, {"en-zh.flores_devtest.tsv", 1012}};
   for (const auto& [file, n] : files) {

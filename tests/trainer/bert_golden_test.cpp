@@ -13,12 +13,13 @@
 #include "teacher.h"
 #include "test_util.h"
 #include "wordpiece.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  return std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/bert_golden/" + name;
+  return std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/bert_golden/" + name;
 }
 
 using testing::Cosine;

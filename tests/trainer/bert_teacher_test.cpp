@@ -210,7 +210,7 @@ TEST(TrainerBertTeacher, ClearErrorsForMissingAndCorruptFiles) {
 // The registry (teacher.cpp) is how the pipeline reaches a teacher: by its recipe name only.
 TEST(TrainerTeacherKinds, FindsEveryRegisteredKindByName) {
   const TeacherKind* kind = nullptr;
-  for (const char* name : {"bert", "use-lite"}) {
+  for (const char* name : {"bert", "use-lite", "t5"}) {
     ASSERT_TRUE(FindTeacherKind(name, &kind).ok()) << name;
     EXPECT_STREQ(kind->name, name);
     EXPECT_NE(kind->load, nullptr);
@@ -218,7 +218,7 @@ TEST(TrainerTeacherKinds, FindsEveryRegisteredKindByName) {
   }
   Status s = FindTeacherKind("gpt", &kind);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("unknown teacher kind 'gpt' (known: bert, use-lite)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("unknown teacher kind 'gpt' (known: bert, use-lite, t5)"), std::string::npos) << s.message();
   std::unique_ptr<Teacher> teacher;
   TeacherOptions options;
   options.kind = "gpt";

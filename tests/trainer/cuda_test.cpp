@@ -21,6 +21,7 @@
 #include "test_util.h"
 #include "use_lite_teacher.h"
 #include "use_lite_test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -117,6 +118,23 @@ TEST(TrainerCuda, BertTeacherMatchesTheCpu) {
   if (HasFatalFailure()) return;
   ExpectRowsClose(cpu.sentence_vectors, cuda.sentence_vectors, cpu.dims, 0.99999, "bert sentence vectors");
   ExpectRowsClose(cpu.word_vectors, cuda.word_vectors, cpu.dims, 0.99999, "bert word vectors");
+  EXPECT_LE(MaxAbsDiff(cpu.word_vectors, cuda.word_vectors), 1e-4);
+}
+
+// The t5 teacher on the golden fixture's gated-gelu model (relative position bias, padding mask, Dense,
+// Normalize) and its 30 sentences, in one padded batch.
+TEST(TrainerCuda, T5TeacherMatchesTheCpu) {
+  SWE_TEST_REQUIRE_CUDA();
+  const std::string fixture = std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/t5_golden/";
+  json golden = json::parse(testing::ReadFile(fixture + "golden.json"));
+  TeacherOptions o;
+  o.kind = "t5";
+  o.path = fixture + "model";
+  TeacherOutput cpu, cuda;
+  EncodeBoth(o, golden["sentences"].get<std::vector<std::string>>(), &cpu, &cuda);
+  if (HasFatalFailure()) return;
+  ExpectRowsClose(cpu.sentence_vectors, cuda.sentence_vectors, cpu.dims, 0.99999, "t5 sentence vectors");
+  ExpectRowsClose(cpu.word_vectors, cuda.word_vectors, cpu.dims, 0.99999, "t5 word vectors");
   EXPECT_LE(MaxAbsDiff(cpu.word_vectors, cuda.word_vectors), 1e-4);
 }
 

@@ -16,6 +16,7 @@
 #include "swe/model_file.h"
 #include "swe/tokenizer.h"
 #include "test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -52,23 +53,36 @@ int Count(const std::vector<std::string>& log, const std::string& needle) {
   return n;
 }
 
-TEST(TrainerEndToEnd, TrainsResumesAndExportsAModelCoreCanRead) {
-  util::Progress::SetEnabled(false);
-  auto t0 = std::chrono::steady_clock::now();
+// A tiny run: the random BERT teacher and `sentences` generated corpus lines in a fresh directory,
+// trained with BaseRecipe.
+struct TinyRun {
   TempDir dir;
-  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
-  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(1500, 11)));
-  json recipe = BaseRecipe(dir);
+  json recipe;
   std::vector<std::string> log;
-  Status s = RunRecipe(recipe, &log);
+};
+
+Status TrainTiny(int sentences, uint32_t seed, TinyRun* run) {
+  util::Progress::SetEnabled(false);
+  testing::WriteTinyBert(run->dir.file("teacher"), testing::TinyBertOptions());
+  testing::WriteFile(run->dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(sentences, seed)));
+  run->recipe = BaseRecipe(run->dir);
+  return RunRecipe(run->recipe, &run->log);
+}
+
+TEST(TrainerEndToEnd, TrainsResumesAndExportsAModelCoreCanRead) {
+  auto t0 = std::chrono::steady_clock::now();
+  TinyRun run;
+  Status s = TrainTiny(1500, 11, &run);
   ASSERT_TRUE(s.ok()) << s.ToString();
+  const TempDir& dir = run.dir;
+  json& recipe = run.recipe;
+  std::vector<std::string>& log = run.log;
   for (const auto& l : log) std::printf("  %s\n", l.c_str());
   EXPECT_EQ(Count(log, "up to date"), 0);
   EXPECT_EQ(Count(log, "teacher forward passes"), 1);
 
-  std::string bytes = testing::ReadFile(dir.file("out/tiny.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out/tiny.swe"), &model).ok());
   EXPECT_EQ(model->dims(), 8u);
   EXPECT_EQ(model->dtype(), DType::kF16);
   EXPECT_GE(model->vocab_size(), 30u);
@@ -130,7 +144,7 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
 
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(200, 3)));
   testing::WriteFile(dir.file("recipe.json"), recipe.dump());
-  std::string cmd = std::string(SWE_TRAINER_BIN) + " train --quiet --recipe " + dir.file("recipe.json") + " 2>&1";
+  std::string cmd = std::string(swe::test::TrainerPath()) + " train --quiet --recipe " + dir.file("recipe.json") + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   ASSERT_NE(f, nullptr);
   std::string out;
@@ -142,6 +156,58 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
 
   recipe["vocab"]["sise"] = 3;
   EXPECT_NE(RunRecipe(recipe, &log).message().find("unknown key 'vocab.sise'"), std::string::npos);
+}
+
+// A finished run is re-exported and refined again where the corpus and the teacher are not (another
+// machine): only the inputs of the stages that run are needed, and a missing one is named with its stage.
+TEST(TrainerEndToEnd, LaterStagesRunWithoutTheInputsOnlyEarlierStagesRead) {
+  TinyRun run;
+  Status s = TrainTiny(800, 12, &run);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<Model> first;
+  ASSERT_TRUE(testing::ReadModelFile(run.dir.file("out/tiny.swe"), &first).ok());
+  std::filesystem::rename(run.dir.file("corpus.txt.zst"), run.dir.file("elsewhere.txt.zst"));
+  std::filesystem::rename(run.dir.file("teacher"), run.dir.file("elsewhere"));
+
+  // Export again (a new path): the same words, rows and tokenizer, the subwords from the work directory.
+  run.recipe["export"]["path"] = run.dir.file("out/again.swe");
+  run.log.clear();
+  s = RunRecipe(run.recipe, &run.log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Count(run.log, "up to date"), 5);
+  std::unique_ptr<Model> again;
+  ASSERT_TRUE(testing::ReadModelFile(run.dir.file("out/again.swe"), &again).ok());
+  const ModelContents a = first->ToContents(), b = again->ToContents();
+  EXPECT_EQ(a.words, b.words);
+  EXPECT_EQ(a.vectors, b.vectors);
+  EXPECT_EQ(a.tokenizer.subword.kind, b.tokenizer.subword.kind);
+  EXPECT_EQ(a.tokenizer.subword.pieces, b.tokenizer.subword.pieces);
+  EXPECT_EQ(a.tokenizer.subword.lowercase, b.tokenizer.subword.lowercase);
+  EXPECT_FALSE(a.tokenizer.subword.pieces.empty());
+  run.log.clear();
+  s = RunRecipe(run.recipe, &run.log, {Stage::kExport});
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Refine again: its teacher vectors are cached.
+  run.recipe["refine"]["max_epochs"] = 1;
+  run.log.clear();
+  s = RunRecipe(run.recipe, &run.log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Count(run.log, "cached teacher vectors"), 1);
+
+  // A stage that reads the corpus must run: the error names the stage and the file.
+  run.recipe["sample"]["per_word"] = 8;
+  run.log.clear();
+  s = RunRecipe(run.recipe, &run.log);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("sample: corpus file not found: " + run.dir.file("corpus.txt.zst")), std::string::npos)
+      << s.message();
+  EXPECT_EQ(Count(run.log, "teacher forward passes"), 0);
+  // With the corpus back, extract still needs the teacher.
+  std::filesystem::rename(run.dir.file("elsewhere.txt.zst"), run.dir.file("corpus.txt.zst"));
+  s = RunRecipe(run.recipe, &run.log);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("extract: teacher directory not found: " + run.dir.file("teacher")), std::string::npos)
+      << s.message();
 }
 
 // A second language for the bilingual tests: one ASCII German word per tiny English word (the tiny
@@ -229,9 +295,8 @@ TEST(TrainerEndToEnd, BilingualContrastiveRefinement) {
   for (const auto& l : log) std::printf("  %s\n", l.c_str());
   EXPECT_EQ(Count(log, "pairs used"), 1);
 
-  std::string bytes = testing::ReadFile(dir.file("out/en-de.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out/en-de.swe"), &model).ok());
   EXPECT_GE(model->vocab_size(), 90u);
   for (const char* w : {"cat", "katze", "river", "fluss", "und", "and"}) EXPECT_GE(model->find(w), 0) << w;
   std::vector<uint32_t> ids;
@@ -252,9 +317,8 @@ TEST(TrainerEndToEnd, BilingualContrastiveRefinement) {
   recipe["refine"] = {{"method", "none"}};
   recipe["export"]["path"] = dir.file("out/none.swe");
   ASSERT_TRUE(RunRecipe(recipe, &log).ok());
-  bytes = testing::ReadFile(dir.file("out/none.swe"));
   std::unique_ptr<Model> unrefined;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &unrefined).ok());
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out/none.swe"), &unrefined).ok());
   auto [same0, other0] = TranslationCosines(*unrefined, fresh);
   std::printf("  cos(translation) %.3f vs cos(other) %.3f; without refinement %.3f vs %.3f\n", same, other, same0,
               other0);
@@ -328,7 +392,7 @@ TEST(TrainerRecipes, TokenizerCjkNames) {
 
 TEST(TrainerRecipes, ShippedRecipesParse) {
   int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(SWE_SOURCE_DIR) + "/recipes")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(swe::test::SourceDir()) + "/recipes")) {
     if (entry.path().extension() != ".json") continue;
     Recipe r;
     Status s = LoadRecipe(entry.path().string(), &r);

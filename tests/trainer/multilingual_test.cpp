@@ -267,9 +267,8 @@ TEST(TrainerMultilingual, RecipeExtendsFreezesAndExports) {
     malformed = malformed || l.find("1 malformed lines skipped") != std::string::npos;
   }
   EXPECT_TRUE(malformed);
-  std::string out = testing::ReadFile(dir.file("out.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(out.data()), out.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out.swe"), &model).ok());
   EXPECT_EQ(model->vocab_size(), 2 * english.size());  // every English word occurs translated
   ModelContents m = model->ToContents();
   EXPECT_EQ(std::vector<float>(m.vectors.begin(), m.vectors.begin() + c.vectors.size()), c.vectors);

@@ -2,6 +2,7 @@
 // model with a tiny random teacher, and the recipe errors (each bad key named).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -81,9 +82,8 @@ TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompre
     skipped += l.find("skipped (init.model") != std::string::npos;
   }
   EXPECT_EQ(skipped, 4);  // vocab, sample, extract, pca
-  std::string bytes = testing::ReadFile(dir.file("out.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out.swe"), &model).ok());
   EXPECT_EQ(model->vocab_size(), testing::TinyWords().size());
   EXPECT_EQ(model->dims(), 4u);
   const Provenance& p = model->provenance();
@@ -99,6 +99,22 @@ TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompre
   int up_to_date = 0;
   for (const auto& l : log) up_to_date += l.find("up to date") != std::string::npos;
   EXPECT_EQ(up_to_date, 2);  // refine, export
+  // Re-exporting needs neither the corpus, the teacher nor the triples (refine does not run).
+  for (const char* input : {"corpus.txt", "triples.tsv", "teacher"}) std::filesystem::remove_all(dir.file(input));
+  json again = InitRecipe(dir);
+  again["export"]["dtype"] = "f16";
+  ASSERT_TRUE(ParseRecipe(again.dump(), &recipe).ok());
+  s = RunPipeline(recipe, o);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  // Refining again reads them: a missing one is named with the stage (the triples before anything runs).
+  again["refine"]["max_epochs"] = 2;
+  ASSERT_TRUE(ParseRecipe(again.dump(), &recipe).ok());
+  s = RunPipeline(recipe, o);
+  EXPECT_NE(s.message().find("refine: file not found: " + dir.file("triples.tsv")), std::string::npos) << s.message();
+  testing::WriteFile(dir.file("triples.tsv"), Triples(300, 6));
+  s = RunPipeline(recipe, o);
+  EXPECT_NE(s.message().find("refine: corpus file not found: " + dir.file("corpus.txt")), std::string::npos)
+      << s.message();
 
   json bad = InitRecipe(dir);
   bad["init"]["model"] = dir.file("missing.swe");

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "swe/half.h"
+#include "swe/model_file.h"
 
 namespace swe::trainer::testing {
 using nlohmann::json;
@@ -55,6 +56,11 @@ std::string ReadFile(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out) {
+  const std::string bytes = ReadFile(path);
+  return ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out);
 }
 
 std::string Zstd(const std::string& text, int frames) {

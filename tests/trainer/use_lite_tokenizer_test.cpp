@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 #include "use_lite_test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -140,7 +141,7 @@ uint32_t Fnv1a32(const std::string& s) {
 }
 
 TEST_F(TrainerUseLiteTokenizerReal, IdsMatchTheOriginalOnStsBenchmarkDev) {
-  std::ifstream f(std::string(SWE_SHARED_DATA) + "/" + golden_["sts_dev"]["path"].get<std::string>());
+  std::ifstream f(std::string(swe::test::SharedData()) + "/" + golden_["sts_dev"]["path"].get<std::string>());
   if (!f) GTEST_SKIP() << "no shared data";
   std::vector<std::string> sentences;
   for (std::string line; std::getline(f, line);) {

@@ -9,6 +9,7 @@
 #include "matrix_io.h"
 #include "swe/subword.h"
 #include "test_util.h"
+#include "test_paths.h"
 
 namespace swe::trainer {
 namespace {
@@ -94,7 +95,7 @@ TEST(TrainerBertUnicode, Predicates) {
 
 // The real all-MiniLM-L6-v2 tokenizer (bert-base-uncased vocabulary), from the shared data.
 TEST(TrainerWordPieceReal, MatchesKnownTokenizations) {
-  std::string path = std::string(SWE_SHARED_DATA) + "/tokenizers/all-MiniLM-L6-v2/tokenizer.json";
+  std::string path = std::string(swe::test::SharedData()) + "/tokenizers/all-MiniLM-L6-v2/tokenizer.json";
   BertTokenizer t;
   Status s = BertTokenizer::Load(path, &t);
   if (s.code() == StatusCode::kIo) GTEST_SKIP() << "shared data not available: " << path;
@@ -109,7 +110,7 @@ TEST(TrainerWordPieceReal, MatchesKnownTokenizations) {
   EXPECT_EQ(t.pieces().size(), 30522u);
   SubwordTokenizer st;
   EXPECT_TRUE(SubwordTokenizer::Create(t.ToSubwordVocab(), &st).ok());
-  std::string zh = std::string(SWE_SHARED_DATA) + "/tokenizers/bge-small-zh-v1.5/tokenizer.json";
+  std::string zh = std::string(swe::test::SharedData()) + "/tokenizers/bge-small-zh-v1.5/tokenizer.json";
   BertTokenizer z;
   ASSERT_TRUE(BertTokenizer::Load(zh, &z).ok());
   EXPECT_FALSE(z.config().lowercase);
@@ -159,7 +160,7 @@ TEST(TrainerWordPieceAdded, MatchesAddedTokensLikeHuggingFace) {
 // (scripts/test.sh sets it after fetching).
 TEST(TrainerWordPieceHfParity, IdsMatchHuggingFaceJsOnRealSentences) {
   const char* env = std::getenv("SWE_HF_TOKENIZER_IDS");
-  std::string path = env && *env ? env : std::string(SWE_SOURCE_DIR) + "/.cache/hf-tokenizers/wordpiece_ids.json";
+  std::string path = env && *env ? env : std::string(swe::test::SourceDir()) + "/.cache/hf-tokenizers/wordpiece_ids.json";
   if (!FileExists(path)) {
     const char* req = std::getenv("SWE_REQUIRE_HF_TOKENIZERS");
     if (req && std::string(req) == "1") FAIL() << "reference ids not found: " << path;
@@ -171,7 +172,7 @@ TEST(TrainerWordPieceHfParity, IdsMatchHuggingFaceJsOnRealSentences) {
   ASSERT_GE(ref["tokenizers"].size(), 2u);
   for (const auto& [name, ids] : ref["tokenizers"].items()) {
     BertTokenizer t;
-    std::string tok_path = std::string(SWE_SHARED_DATA) + "/tokenizers/" + name + "/tokenizer.json";
+    std::string tok_path = std::string(swe::test::SharedData()) + "/tokenizers/" + name + "/tokenizer.json";
     Status s = BertTokenizer::Load(tok_path, &t);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_EQ(ids.size(), sentences.size());

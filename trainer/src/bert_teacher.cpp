@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
-#include "swe/formats/safetensors.h"
+#include "swe/util/strings.h"
+#include "teacher_files.h"
 #include "wordpiece.h"
 
 namespace swe::trainer {
@@ -25,15 +26,6 @@ struct BertConfig {
 struct Layer {
   torch::Tensor wq, bq, wk, bk, wv, bv, wo, bo, ln1_g, ln1_b, wi, bi, wo2, bo2, ln2_g, ln2_b;
 };
-
-Status ReadJsonFile(const std::string& path, json* out) {
-  std::string text;
-  if (!FileExists(path)) return IoError("teacher file not found: " + path);
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
-  *out = json::parse(text, nullptr, false);
-  if (out->is_discarded() || !out->is_object()) return Corrupt(path + ": not a JSON object");
-  return Status::Ok();
-}
 
 Status ParseConfig(const json& j, const std::string& path, BertConfig* c) {
   std::string type = j.value("model_type", "");
@@ -103,14 +95,8 @@ Status BertTeacher::Load(const TeacherOptions& options) {
   std::string device;
   SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));
   device_ = torch::Device(device);
-  std::string weights = dir + "/model.safetensors";
-  if (!FileExists(weights)) {
-    return IoError("teacher file not found: " + weights +
-                   (FileExists(dir + "/pytorch_model.bin") ? " (pytorch_model.bin is not read: convert it to safetensors)"
-                                                           : ""));
-  }
   std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(SafeTensors::Open(weights, &st));
+  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
   SWE_RETURN_IF_ERROR(LoadWeights(*st));
   max_tokens_ = static_cast<uint32_t>(std::min<int64_t>(cfg_.positions, 512));
   json sb;
@@ -157,18 +143,14 @@ Status BertTeacher::LoadWeights(const SafeTensors& st) {
   const int64_t H = cfg_.hidden, I = cfg_.intermediate;
   auto get = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* out) -> Status {
     std::string full = prefix + name;
-    if (!st.Find(full) && name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0 &&
+    if (!st.Find(full) && name.size() > 7 && util::EndsWith(name, ".weight") &&
         name.find("LayerNorm") != std::string::npos) {
       full = prefix + name.substr(0, name.size() - 7) + ".gamma";  // TF-era names
     } else if (!st.Find(full) && name.find("LayerNorm.bias") != std::string::npos) {
       full = prefix + name.substr(0, name.size() - 5) + ".beta";
     }
     std::vector<float> v;
-    Status s = st.ReadF32(full, shape, &v);
-    if (!s.ok()) return Status(s.code(), path_ + "/model.safetensors: " + s.message());
-    for (float x : v) {
-      if (!std::isfinite(x)) return Corrupt(path_ + "/model.safetensors: non-finite value in " + full);
-    }
+    SWE_RETURN_IF_ERROR(ReadFiniteF32(st, path_ + "/model.safetensors", full, shape, &v));
     *out = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device_);
     return Status::Ok();
   };
@@ -249,10 +231,6 @@ Status BertTeacher::Encode(const std::vector<std::string>& sentences, const std:
   }
   std::vector<int64_t> ids(B * L, tokenizer_.pad_id());
   std::vector<float> mask(B * L, 0.0f);
-  // Word alignment: (output row, flat token position, weight) triples.
-  std::vector<int64_t> rows, positions;
-  std::vector<float> weights;
-  int64_t total_spans = 0;
   for (int64_t b = 0; b < B; ++b) {
     const auto& t = tokens[b];
     int64_t n = static_cast<int64_t>(t.size());
@@ -260,21 +238,10 @@ Status BertTeacher::Encode(const std::vector<std::string>& sentences, const std:
     for (int64_t i = 0; i < n; ++i) ids[b * L + 1 + i] = t[i].id;
     ids[b * L + 1 + n] = tokenizer_.sep_id();
     std::fill(mask.begin() + b * L, mask.begin() + b * L + n + 2, 1.0f);
-    if (!spans) continue;
-    for (const WordSpan& s : (*spans)[b]) {
-      size_t first = positions.size();
-      for (int64_t i = 0; i < n; ++i) {
-        if (t[i].begin < s.end && t[i].end > s.begin) positions.push_back(b * L + 1 + i);
-      }
-      size_t k = positions.size() - first;
-      for (size_t i = 0; i < k; ++i) {
-        rows.push_back(total_spans);
-        weights.push_back(1.0f / static_cast<float>(k));
-      }
-      out->found.push_back(k > 0 ? 1 : 0);
-      ++total_spans;
-    }
   }
+  SpanAlignment align;  // the tokens sit after [CLS]
+  if (spans) AlignSpans(tokens, *spans, L, 1, &align);
+  out->found = align.found;
   try {
     torch::InferenceMode guard;
     torch::Tensor tid = torch::from_blob(ids.data(), {B, L}, torch::kInt64).to(device_);
@@ -289,18 +256,7 @@ Status BertTeacher::Encode(const std::vector<std::string>& sentences, const std:
     if (normalize_) pooled = F::normalize(pooled, F::NormalizeFuncOptions().p(2).dim(1));
     pooled = pooled.contiguous().to(torch::kCPU);
     out->sentence_vectors.assign(pooled.data_ptr<float>(), pooled.data_ptr<float>() + B * H);
-    if (spans) {
-      torch::Tensor words = torch::zeros({total_spans, H}, hidden.options());
-      if (!rows.empty()) {
-        auto n = static_cast<int64_t>(rows.size());
-        torch::Tensor r = torch::from_blob(rows.data(), {n}, torch::kInt64).to(device_);
-        torch::Tensor p = torch::from_blob(positions.data(), {n}, torch::kInt64).to(device_);
-        torch::Tensor w = torch::from_blob(weights.data(), {n, 1}, torch::kFloat32).to(device_);
-        words.index_add_(0, r, hidden.reshape({B * L, H}).index_select(0, p) * w);
-      }
-      words = words.contiguous().to(torch::kCPU);
-      out->word_vectors.assign(words.data_ptr<float>(), words.data_ptr<float>() + total_spans * H);
-    }
+    if (spans) out->word_vectors = SpanMeans(hidden.reshape({B * L, H}), &align);
   } catch (const std::exception& e) {
     return Internal(std::string("teacher forward pass failed: ") + e.what());
   }

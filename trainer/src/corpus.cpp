@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "swe/util/progress.h"
+#include "swe/util/strings.h"
 
 namespace swe::trainer {
 
@@ -34,7 +35,7 @@ Status LineReader::Open(const std::string& path, std::unique_ptr<LineReader>* ou
   r->file_size_ = static_cast<uint64_t>(st.st_size);
   r->file_ = std::fopen(path.c_str(), "rb");
   if (!r->file_) return IoError("cannot open corpus file: " + path + ": " + std::strerror(errno));
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".zst") == 0) {
+  if (util::EndsWith(path, ".zst")) {
     r->zstd_ = new Zstd();
     r->zstd_->ctx = ZSTD_createDCtx();
     if (!r->zstd_->ctx) return Internal("ZSTD_createDCtx failed");
@@ -117,11 +118,7 @@ namespace {
 
 bool IsSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using util::Trim;  // ASCII whitespace, as IsSpace
 
 // The word (ASCII letters and dots) that ends just before position `end` (exclusive), lower-cased.
 std::string WordBefore(std::string_view s, size_t end) {

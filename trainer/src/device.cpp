@@ -1,4 +1,5 @@
-// Device selection and global torch settings (the only torch code outside the model and optimisers).
+// Device selection, global torch settings and the teachers' word-span means (the only torch code
+// outside the models and optimisers).
 #include <torch/torch.h>
 
 #include "teacher.h"
@@ -44,6 +45,21 @@ int CudaDeviceCount() { return torch::cuda::is_available() ? static_cast<int>(to
 void ConfigureTorch(int threads, uint64_t seed) {
   if (threads > 0) torch::set_num_threads(threads);
   torch::manual_seed(seed);
+}
+
+std::vector<float> SpanMeans(const at::Tensor& flat_tokens, SpanAlignment* align) {
+  const int64_t D = flat_tokens.size(1);
+  torch::Tensor words = torch::zeros({align->spans, D}, flat_tokens.options());
+  if (!align->rows.empty()) {
+    auto n = static_cast<int64_t>(align->rows.size());
+    const torch::Device device = flat_tokens.device();
+    torch::Tensor r = torch::from_blob(align->rows.data(), {n}, torch::kInt64).to(device);
+    torch::Tensor p = torch::from_blob(align->positions.data(), {n}, torch::kInt64).to(device);
+    torch::Tensor w = torch::from_blob(align->weights.data(), {n, 1}, torch::kFloat32).to(device);
+    words.index_add_(0, r, flat_tokens.index_select(0, p) * w);
+  }
+  words = words.contiguous().to(torch::kCPU);
+  return std::vector<float>(words.data_ptr<float>(), words.data_ptr<float>() + align->spans * D);
 }
 
 }  // namespace swe::trainer

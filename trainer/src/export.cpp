@@ -1,5 +1,7 @@
 #include "export.h"
 
+#include <nlohmann/json.hpp>
+
 namespace swe::trainer {
 
 Status ExportModel(const ExportInputs& in, DType dtype, const std::string& path, size_t* bytes) {
@@ -25,6 +27,40 @@ Status ExportModel(const ExportInputs& in, DType dtype, const std::string& path,
   if (!read.ok()) return Internal("export: the written model does not read back: " + read.ToString());
   SWE_RETURN_IF_ERROR(WriteTextFile(path, std::string(file.begin(), file.end())));
   if (bytes) *bytes = file.size();
+  return Status::Ok();
+}
+
+Status WriteSubwordVocab(const std::string& path, const SubwordVocab& v) {
+  nlohmann::json j = {{"kind", static_cast<int>(v.kind)}, {"pieces", v.pieces}, {"scores", v.scores},
+                      {"continuation_prefix", v.continuation_prefix}, {"word_prefix", v.word_prefix},
+                      {"lowercase", v.lowercase}, {"strip_accents", v.strip_accents},
+                      {"max_piece_bytes", v.max_piece_bytes}};
+  try {
+    return WriteTextFile(path, j.dump() + "\n");
+  } catch (const nlohmann::json::exception& e) {  // a piece that is not UTF-8
+    return InvalidArgument("the teacher's subword vocabulary cannot be saved as JSON: " + std::string(e.what()));
+  }
+}
+
+Status ReadSubwordVocab(const std::string& path, SubwordVocab* v) {
+  std::string text;
+  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    const int kind = j.at("kind").get<int>();
+    if (kind < 0 || kind > static_cast<int>(SubwordKind::kUnigram)) return Corrupt(path + ": unknown subword kind");
+    *v = SubwordVocab();
+    v->kind = static_cast<SubwordKind>(kind);
+    j.at("pieces").get_to(v->pieces);
+    j.at("scores").get_to(v->scores);
+    j.at("continuation_prefix").get_to(v->continuation_prefix);
+    j.at("word_prefix").get_to(v->word_prefix);
+    j.at("lowercase").get_to(v->lowercase);
+    j.at("strip_accents").get_to(v->strip_accents);
+    j.at("max_piece_bytes").get_to(v->max_piece_bytes);
+  } catch (const nlohmann::json::exception& e) {
+    return Corrupt(path + ": " + e.what() + ": re-run extract");
+  }
   return Status::Ok();
 }
 

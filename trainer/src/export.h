@@ -24,4 +24,9 @@ struct ExportInputs {
 // Writes the model atomically to `path`; `bytes` (optional) receives the file size.
 Status ExportModel(const ExportInputs& inputs, DType dtype, const std::string& path, size_t* bytes);
 
+// The teacher's subword vocabulary as JSON (subword.json in the work directory, written by extract),
+// so that export needs no teacher files: a run can be finished where the teacher is not.
+Status WriteSubwordVocab(const std::string& path, const SubwordVocab& vocab);
+Status ReadSubwordVocab(const std::string& path, SubwordVocab* vocab);
+
 }  // namespace swe::trainer

@@ -56,7 +56,7 @@ torch::Tensor InitialMap(const Objective& o, const torch::Tensor& teacher, const
   torch::NoGradGuard guard;
   std::vector<size_t> all(std::min<size_t>(o.sentences->sentences.size(), 20000));
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  torch::Tensor s = StudentVectors(table, o.sentences->sentences, all, 0, all.size());
+  torch::Tensor s = StudentVectors({table}, o.sentences->sentences, all, 0, all.size());
   torch::Tensor t = teacher.narrow(0, 0, static_cast<int64_t>(all.size()));
   return Polar(torch::matmul(t.t(), s)).contiguous();
 }
@@ -120,7 +120,7 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
       if (spec.kind == ObjectiveKind::kContrastive) {
         const TupleData& t = *o.tuples;
         const bool hard = spec.hard_negatives && !t.negative.empty();
-        loss = [&t, spec, hard](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
+        loss = [&t, spec, hard](const StudentTable& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
           torch::Tensor neg = hard ? StudentVectors(w, t.negative, idx, begin, end) : torch::Tensor();
           return ContrastiveLossTensor(StudentVectors(w, t.anchor, idx, begin, end),
                                        StudentVectors(w, t.positive, idx, begin, end), neg, spec.tau, spec.symmetric);
@@ -129,7 +129,7 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         const RefineData& data = *o.sentences;
         torch::Tensor teacher = ToTensor(data.teacher, device);
         if (spec.kind == ObjectiveKind::kKd) {
-          loss = [&data, teacher, spec, device](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin,
+          loss = [&data, teacher, spec, device](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
                                                 size_t end) {
             return KdLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
                                 StudentVectors(w, data.sentences, idx, begin, end), spec.tau);
@@ -147,7 +147,7 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
             extra.tensors.push_back(map);
             maps.push_back(map);
           }
-          loss = [&data, teacher, map, spec, device](const torch::Tensor& w, const std::vector<size_t>& idx,
+          loss = [&data, teacher, map, spec, device](const StudentTable& w, const std::vector<size_t>& idx,
                                                      size_t begin, size_t end) {
             return DistanceLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
                                       StudentVectors(w, data.sentences, idx, begin, end), map, spec.euclidean,

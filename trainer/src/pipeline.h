@@ -1,10 +1,11 @@
 // The recipe runner: six stages, each writing its outputs to the recipe's work directory with a
 // marker <stage>.json holding the stage's key (a hash of its settings and of every earlier stage's
 // key) and its statistics. `train` runs the stages in order and skips those whose marker matches
-// (resume); running one stage alone re-runs it and needs the earlier stages to be up to date.
+// (resume); running one stage alone re-runs it and needs the earlier stages to be up to date. A stage
+// reads its inputs (corpus, teacher, init.model) only when it runs.
 //   vocab    vocab.tsv                                  corpus -> counted words -> top |V|
 //   sample   samples.tsv, generic.txt                   coverage sample (N per word) + M generic sentences
-//   extract  vectors.swm, counts.tsv                    teacher -> word vectors (Eq. 1)
+//   extract  vectors.swm, counts.tsv, subword.json      teacher -> word vectors (Eq. 1); its subwords for export
 //   pca      table_pca.swm, pca_mean.swm, pca_components.swm   sentence-level PCA + ABTT (Sec. 3.2)
 //   refine   refined.swm, teacher_cache.swm             knowledge distillation (Eq. 2-3), or contrastive
 //                                                       learning on translation pairs (Eq. 4-5)

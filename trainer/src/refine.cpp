@@ -17,11 +17,6 @@
 namespace swe::trainer {
 namespace F = torch::nn::functional;
 
-namespace {
-// Set while Train runs with lazy Adam: StudentVectors then gives the table a sparse gradient.
-thread_local bool sparse_table_grad = false;
-}  // namespace
-
 torch::Tensor Normalize(const torch::Tensor& m) {
   return F::normalize(m, F::NormalizeFuncOptions().p(2).dim(1).eps(1e-12));
 }
@@ -34,7 +29,7 @@ torch::Tensor OffDiagonal(const torch::Tensor& m) {
 }
 
 // Mean held-out loss over consecutive batches (a trailing batch of one example joins the previous).
-double Evaluate(const BatchLoss& loss, const std::vector<size_t>& idx, const torch::Tensor& table, uint32_t batch) {
+double Evaluate(const BatchLoss& loss, const std::vector<size_t>& idx, const StudentTable& table, uint32_t batch) {
   torch::NoGradGuard guard;
   double total = 0;
   int batches = 0;
@@ -55,7 +50,7 @@ struct TermSplit {
 };
 
 // The weighted held-out loss; `parts` receives each term's.
-double EvaluateAll(const std::vector<LossTerm>& terms, const std::vector<TermSplit>& splits, const torch::Tensor& table,
+double EvaluateAll(const std::vector<LossTerm>& terms, const std::vector<TermSplit>& splits, const StudentTable& table,
                    uint32_t batch, std::vector<double>* parts) {
   double total = 0;
   parts->clear();
@@ -139,7 +134,7 @@ torch::Tensor ContrastiveLossTensor(const torch::Tensor& x, const torch::Tensor&
   return symmetric ? 0.5 * (forward + F::cross_entropy(sim.t(), labels)) : forward;
 }
 
-torch::Tensor StudentVectors(const torch::Tensor& table, const std::vector<std::vector<uint32_t>>& sentences,
+torch::Tensor StudentVectors(const StudentTable& table, const std::vector<std::vector<uint32_t>>& sentences,
                              const std::vector<size_t>& idx, size_t begin, size_t end) {
   std::vector<int64_t> ids, offsets;
   for (size_t i = begin; i < end; ++i) {
@@ -147,9 +142,10 @@ torch::Tensor StudentVectors(const torch::Tensor& table, const std::vector<std::
     for (uint32_t r : sentences[idx[i]]) ids.push_back(r);
   }
   auto opts = torch::TensorOptions().dtype(torch::kInt64);
-  return F::embedding_bag(torch::tensor(ids, opts).to(table.device()), table,
-                          F::EmbeddingBagFuncOptions().offsets(torch::tensor(offsets, opts).to(table.device()))
-                              .mode(torch::kMean).sparse(sparse_table_grad));
+  const torch::Device device = table.weights.device();
+  return F::embedding_bag(torch::tensor(ids, opts).to(device), table.weights,
+                          F::EmbeddingBagFuncOptions().offsets(torch::tensor(offsets, opts).to(device))
+                              .mode(torch::kMean).sparse(table.sparse_grad));
 }
 
 torch::Tensor Rows(const std::vector<size_t>& idx, size_t begin, size_t end, const torch::Device& device) {
@@ -185,10 +181,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   const int64_t rows = static_cast<int64_t>(table->rows), d = static_cast<int64_t>(table->cols);
   torch::Tensor weights = ToTensor(*table, torch::Device(options.device)).requires_grad_(true);
   // Lazy Adam: the table gets sparse gradients and its own row-wise Adam; torch's Adam keeps the rest.
-  struct SparseScope {
-    explicit SparseScope(bool on) { sparse_table_grad = on; }
-    ~SparseScope() { sparse_table_grad = false; }
-  } scope(options.lazy_adam);
+  const StudentTable student{weights, options.lazy_adam};
   std::vector<torch::Tensor> params = extra.tensors;
   if (!options.lazy_adam) params.insert(params.begin(), weights);
   std::unique_ptr<torch::optim::Adam> adam;
@@ -200,7 +193,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
     lazy.lr = options.lr;
   }
   report->initial_heldout = report->best_heldout =
-      EvaluateAll(terms, splits, weights, options.batch_size, &report->initial_parts);
+      EvaluateAll(terms, splits, student, options.batch_size, &report->initial_parts);
   report->best_parts = report->initial_parts;
   torch::Tensor best = weights.detach().clone();
   uint32_t since_best = 0;
@@ -209,6 +202,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   uint64_t step = 0;
   const auto started = std::chrono::steady_clock::now();
   for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
+    const auto epoch_started = std::chrono::steady_clock::now();
     for (TermSplit& s : splits) s.pos = s.train.size();  // reshuffled at their first batch
     double total = 0;
     for (uint64_t b = 0; b < steps_per_epoch; ++b) {
@@ -223,7 +217,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
         }
         const size_t begin = s.pos, end = std::min(s.train.size(), begin + options.batch_size);
         s.pos = end;
-        torch::Tensor term = terms[t].weight * terms[t].loss(weights, s.train, begin, end);
+        torch::Tensor term = terms[t].weight * terms[t].loss(student, s.train, begin, end);
         l = l.defined() ? l + term : term;
       }
       l.backward();
@@ -241,14 +235,16 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
       progress.Update(++step);
     }
     std::vector<double> parts;
-    double held_loss = EvaluateAll(terms, splits, weights, options.batch_size, &parts);
+    double held_loss = EvaluateAll(terms, splits, student, options.batch_size, &parts);
     report->train_loss.push_back(total / static_cast<double>(steps_per_epoch));
     report->heldout_loss.push_back(held_loss);
     if (options.log) {
-      char line[160];
-      std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (%.1f s)", epoch,
-                    report->train_loss.back(), held_loss,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      const auto now = std::chrono::steady_clock::now();
+      char line[192];  // the epoch's own time (held-out evaluation included), then the time since refine began
+      std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (epoch %.1f s, total %.1f s)",
+                    epoch, report->train_loss.back(), held_loss,
+                    std::chrono::duration<double>(now - epoch_started).count(),
+                    std::chrono::duration<double>(now - started).count());
       options.log(line);
     }
     if (held_loss < report->best_heldout) {
@@ -306,7 +302,7 @@ Status RefineKd(const RefineData& data, const RefineOptions& options, Matrix* ta
     torch::Tensor teacher = torch::from_blob(const_cast<float*>(data.teacher.data.data()),
                                              {static_cast<int64_t>(n), static_cast<int64_t>(data.teacher.cols)},
                                              torch::kFloat32).to(device);
-    auto loss = [&](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
+    auto loss = [&](const StudentTable& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
       return KdLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
                           StudentVectors(w, data.sentences, idx, begin, end), options.tau);
     };
@@ -324,7 +320,7 @@ Status RefineContrastive(const PairData& data, const RefineOptions& options, Mat
   SWE_RETURN_IF_ERROR(CheckSentences(data.source, table->rows));
   SWE_RETURN_IF_ERROR(CheckSentences(data.target, table->rows));
   try {
-    auto loss = [&](const torch::Tensor& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
+    auto loss = [&](const StudentTable& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
       return ContrastiveLossTensor(StudentVectors(w, data.source, idx, begin, end),
                                    StudentVectors(w, data.target, idx, begin, end), torch::Tensor(), options.tau, true);
     };

@@ -20,8 +20,14 @@ torch::Tensor KdLossTensor(const torch::Tensor& teacher, const torch::Tensor& st
 // defined, every hard negative n_j). symmetric: averaged with the y -> x direction (in-batch only).
 torch::Tensor ContrastiveLossTensor(const torch::Tensor& x, const torch::Tensor& y, const torch::Tensor& negatives,
                                     double tau, bool symmetric);
+// The table as the losses see it: its weights, and whether a lookup gives them a sparse gradient
+// (lazy Adam's row-wise step needs one: Train sets it from RefineOptions::lazy_adam).
+struct StudentTable {
+  torch::Tensor weights;
+  bool sparse_grad = false;
+};
 // Student sentence vectors (the mean of their rows, as at inference) of sentences[idx[begin..end)].
-torch::Tensor StudentVectors(const torch::Tensor& table, const std::vector<std::vector<uint32_t>>& sentences,
+torch::Tensor StudentVectors(const StudentTable& table, const std::vector<std::vector<uint32_t>>& sentences,
                              const std::vector<size_t>& idx, size_t begin, size_t end);
 torch::Tensor Rows(const std::vector<size_t>& idx, size_t begin, size_t end, const torch::Device& device);
 torch::Tensor ToTensor(const Matrix& m, const torch::Device& device);  // f32 copy
@@ -30,7 +36,7 @@ Status CheckSentences(const std::vector<std::vector<uint32_t>>& sentences, uint6
 Status CheckCommon(size_t n, const char* what, const RefineOptions& options);
 
 // The loss of the examples idx[begin..end) (at least 2) for the table.
-using BatchLoss = std::function<torch::Tensor(const torch::Tensor& table, const std::vector<size_t>& idx,
+using BatchLoss = std::function<torch::Tensor(const StudentTable& table, const std::vector<size_t>& idx,
                                               size_t begin, size_t end)>;
 
 // One term of the training loss: `n` examples (its own held-out split), weighted.

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "swe/tokenizer.h"
+#include "swe/util/file.h"
 
 namespace swe::trainer {
 
@@ -112,12 +113,8 @@ Status WriteLines(const std::string& path, const std::vector<std::string>& lines
 }
 
 Status ReadLines(const std::string& path, std::vector<std::string>* lines) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot read " + path);
-  lines->clear();
-  std::string line;
-  while (std::getline(f, line)) lines->push_back(line);
-  return Status::Ok();
+  std::string error;
+  return util::ReadLines(path, lines, &error) ? Status::Ok() : IoError(error);
 }
 
 }  // namespace swe::trainer

@@ -8,7 +8,8 @@
 // The teacher kinds, one line each; every kind's TeacherKind is defined in its own file.
 #define SWE_TEACHER_KINDS(X) \
   X(kBertTeacher)            /* bert_teacher.cpp */ \
-  X(kUseLiteTeacher)         /* use_lite_teacher.cpp */
+  X(kUseLiteTeacher)         /* use_lite_teacher.cpp */ \
+  X(kT5Teacher)              /* t5_teacher.cpp */
 
 namespace swe::trainer {
 
@@ -36,6 +37,27 @@ Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out)
   const TeacherKind* kind = nullptr;
   SWE_RETURN_IF_ERROR(FindTeacherKind(options.kind, &kind));
   return kind->load(options, out);
+}
+
+void AlignSpans(const std::vector<std::vector<TeacherToken>>& tokens, const std::vector<std::vector<WordSpan>>& spans,
+                int64_t L, int64_t first, SpanAlignment* out) {
+  *out = SpanAlignment();
+  for (size_t b = 0; b < tokens.size() && b < spans.size(); ++b) {
+    const auto& t = tokens[b];
+    for (const WordSpan& s : spans[b]) {
+      size_t before = out->positions.size();
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (t[i].begin < t[i].end && t[i].begin < s.end && t[i].end > s.begin) {
+          out->positions.push_back(static_cast<int64_t>(b) * L + first + static_cast<int64_t>(i));
+        }
+      }
+      size_t k = out->positions.size() - before;
+      out->rows.insert(out->rows.end(), k, out->spans);
+      out->weights.insert(out->weights.end(), k, 1.0f / static_cast<float>(std::max<size_t>(k, 1)));
+      out->found.push_back(k > 0 ? 1 : 0);
+      ++out->spans;
+    }
+  }
 }
 
 Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,

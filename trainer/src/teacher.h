@@ -11,11 +11,35 @@
 #include "swe/model.h"
 #include "swe/status.h"
 
+namespace at {
+class Tensor;  // torch::Tensor, declared only: this header stays torch-free
+}
+
 namespace swe::trainer {
 
 struct WordSpan {
   uint32_t begin = 0, end = 0;  // byte range of a word in its sentence
 };
+
+// A teacher's token: its id and the byte range of the original text it came from (begin == end:
+// covers no byte, e.g. a special token the template added).
+struct TeacherToken {
+  int32_t id = 0;
+  uint32_t begin = 0, end = 0;
+};
+
+// How the word vectors come from one padded batch of token vectors: output row rows[k] adds
+// weights[k] x the vector at flat position positions[k] (sentence * L + token position). A span's
+// vector is the mean of the tokens whose byte ranges overlap it; found[span] = 0 when none does.
+struct SpanAlignment {
+  std::vector<int64_t> rows, positions;
+  std::vector<float> weights;
+  std::vector<uint8_t> found;
+  int64_t spans = 0;
+};
+// tokens[b] sit at positions b * L + first + 0, 1, ... of the batch; spans[b] are sentence b's words.
+void AlignSpans(const std::vector<std::vector<TeacherToken>>& tokens, const std::vector<std::vector<WordSpan>>& spans,
+                int64_t L, int64_t first, SpanAlignment* out);
 
 struct TeacherOutput {
   uint32_t dims = 0;
@@ -42,10 +66,11 @@ class Teacher {
 
 struct TeacherOptions {
   std::string kind = "bert";   // "bert": a BERT-family Sentence Transformer directory;
-                               // "use-lite": Universal Sentence Encoder Lite (TF.js graph, use_lite_teacher.h)
+                               // "use-lite": Universal Sentence Encoder Lite (TF.js graph, use_lite_teacher.h);
+                               // "t5": a T5-encoder Sentence Transformer (Sentence-T5, GTR; t5_teacher.h)
   std::string path;
   std::string device = "auto"; // auto | cpu | cuda
-  uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert); 0 = the model's limit (use-lite: 128 pieces)
+  uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert), </s> (t5); 0 = the model's limit (use-lite: 128 pieces)
 };
 
 // A kind of teacher, as recipes name it (teacher.kind). Each is defined in its teacher's own file and
@@ -77,5 +102,8 @@ Status ResolveDevice(const std::string& requested, std::string* resolved);
 int CudaDeviceCount();
 // Sets libtorch's intra-op threads (0 = leave as is) and the global seed.
 void ConfigureTorch(int threads, uint64_t seed);
+// The word vectors of `align` (align->spans x D floats, on the CPU) from a batch's token vectors
+// flattened to [B * L, D] on any device.
+std::vector<float> SpanMeans(const at::Tensor& flat_tokens, SpanAlignment* align);
 
 }  // namespace swe::trainer

@@ -18,6 +18,7 @@
 
 #include "swe/model.h"
 #include "swe/status.h"
+#include "teacher.h"  // TeacherToken
 
 namespace swe::trainer {
 
@@ -28,11 +29,6 @@ struct BertTokenizerConfig {
   bool lowercase = true;
   std::string continuation_prefix = "##";
   uint32_t max_input_chars_per_word = 100;
-};
-
-struct TeacherToken {
-  int32_t id = 0;
-  uint32_t begin = 0, end = 0;  // byte range in the original text
 };
 
 class BertTokenizer {

@@ -32,10 +32,9 @@ import argparse
 import json
 import os
 import shutil
-import struct
-import sys
 import tempfile
-import unicodedata
+
+from golden_io import byte_offsets, f32, remove_extras, versions as golden_versions, write_golden, write_st_files
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEQ = 48
@@ -125,28 +124,6 @@ def randomize(model, torch):
                 p.copy_(gain * torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
 
 
-def byte_offsets(text, offsets):
-    """HF's character offsets (Python str indices) as UTF-8 byte offsets."""
-    at = [0]
-    for ch in text:
-        at.append(at[-1] + len(ch.encode("utf-8")))
-    return [[at[b], at[e]] for b, e in offsets]
-
-
-def write_st_files(d):
-    json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
-              open(os.path.join(d, "modules.json"), "w"), indent=2)
-    json.dump({"max_seq_length": MAX_SEQ, "do_lower_case": False},
-              open(os.path.join(d, "sentence_bert_config.json"), "w"), indent=2)
-    os.makedirs(os.path.join(d, "1_Pooling"), exist_ok=True)
-    json.dump({"word_embedding_dimension": HIDDEN, "pooling_mode_cls_token": False,
-               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-               "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
-               "pooling_mode_lasttoken": False, "include_prompt": True},
-              open(os.path.join(d, "1_Pooling", "config.json"), "w"), indent=2)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokenizer", default=os.path.join(ROOT, "..", "shared", "data", "tokenizers",
@@ -186,10 +163,8 @@ def main():
     model.float()
     for d in dirs.values():
         fast.save_pretrained(d)
-        write_st_files(d)
-        for extra in ("vocab.txt", "generation_config.json", "README.md"):
-            if os.path.exists(os.path.join(d, extra)):
-                os.remove(os.path.join(d, extra))
+        write_st_files(d, HIDDEN, MAX_SEQ)
+        remove_extras(d)
 
     # Token ids and offsets: the HF tokenizer as sentence-transformers calls it (truncation at max_seq_length).
     ids, offsets = [], []
@@ -229,22 +204,16 @@ def main():
                              "st_max_seq_length": st.max_seq_length})
         except Exception as e:  # noqa: BLE001
             log[key]["sentence_transformers"] = "not checked: %s: %s" % (type(e).__name__, e)
-        blobs.append(pooled.contiguous().numpy().astype("<f4").tobytes())
+        blobs.append(f32(pooled))
         for t in tokens:
-            blobs.append(t.contiguous().numpy().astype("<f4").tobytes())
+            blobs.append(f32(t))
         if key == "model":
             f32_pooled = pooled
         else:
             log[key]["min_cosine_pooled_vs_f32_weights"] = torch.nn.functional.cosine_similarity(
                 pooled, f32_pooled, dim=1).min().item()
 
-    versions = {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__,
-                "tokenizers": tokenizers.__version__}
-    try:
-        import sentence_transformers
-        versions["sentence_transformers"] = sentence_transformers.__version__
-    except Exception:  # noqa: BLE001
-        pass
+    versions = golden_versions(torch, transformers, tokenizers)
     golden = {
         "what": "tiny random BERT Sentence Transformer; reference outputs of HF transformers (trainer/tools/bert_golden.py)",
         "versions": versions,
@@ -258,13 +227,8 @@ def main():
         "ids": ids,
         "offsets": offsets,
     }
-    json.dump(golden, open(os.path.join(out, "golden.json"), "w", encoding="utf-8"), ensure_ascii=False, indent=1)
-    with open(os.path.join(out, "golden.f32"), "wb") as f:
-        for b in blobs:
-            f.write(b)
     shutil.rmtree(tmp)
-    print(json.dumps({"out": out, "versions": versions, "checks": log, "vocab": V,
-                      "tokens": sum(len(i) for i in ids)}, indent=1))
+    write_golden(out, golden, blobs)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,14 @@
 // WordPiece), the sentences from ../shared/data (below), plus the hand-made sentences of the bert golden
 // fixture (tests/trainer/fixtures/bert_golden/golden.json: accents, CJK, emoji, controls, added
 // tokens written literally, a 120-character word, ...). Ids include [CLS] and [SEP]; no truncation.
+// Also the t5 golden fixture's Unigram tokenizer on the same sentences (ids with </s>, no truncation).
 //
 //   bash scripts/fetch-hf-tokenizers.sh                   # installs the package, then runs this
 //   node trainer/tools/hf_tokenizer_ids.mjs --out FILE    # (default .cache/hf-tokenizers/wordpiece_ids.json)
 //   node trainer/tools/hf_tokenizer_ids.mjs --ids TOKENIZER_DIR "text" ...   # print ids, for debugging
 //
-// Writes JSON: {package, sentences: [...], tokenizers: {name: [[ids] per sentence]}}.
+// Writes JSON: {package, sentences: [...], tokenizers: {name: [[ids] per sentence]},
+//               unigram: {t5_golden: {ids: [[ids] per sentence], normalized: [text per sentence]}}}.
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -82,6 +84,15 @@ for (const name of readdirSync(join(data, 'tokenizers')).sort()) {
   const t0 = Date.now();
   result.tokenizers[name] = texts.map((s) => tokenizer.encode(s).ids);
   console.error(`hf_tokenizer_ids: ${name}: ${texts.length} sentences in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+// The t5 teacher's Unigram tokenizer (the golden fixture's, a real SentencePiece model converted by
+// transformers): ids and the normalised text. This package's Precompiled normalizer does not read the
+// charsmap (it strips controls, maps some spaces and applies NFKC), so the parity test compares ids only
+// where both normalisations agree (tests/trainer/unigram_tokenizer_test.cpp).
+const t5 = join(root, 'tests/trainer/fixtures/t5_golden/model');
+if (existsSync(join(t5, 'tokenizer.json'))) {
+  const { tokenizer } = load(t5);
+  result.unigram = { t5_golden: { ids: texts.map((s) => tokenizer.encode(s).ids), normalized: texts.map((s) => tokenizer.normalizer(s)) } };
 }
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result));

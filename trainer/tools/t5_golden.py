@@ -29,16 +29,22 @@ The reference runs each sentence alone (no padding), float32, CPU, eager attenti
 
 Regenerate (deterministic given the library versions; seconds):
   python3 trainer/tools/t5_golden.py --text FILE [--out tests/trainer/fixtures/t5_golden]
-where FILE is plain text to train the tokenizer on (the committed fixture: see golden.json "text").
+where FILE is plain text to train the tokenizer on. The committed fixture's (golden.json "text") was
+made from the shared training files (none of them an evaluation set), 29,000 lines:
+  S=../shared/data/train; { zstd -dc $S/en-sentences.txt.zst | head -n 20000;
+    cut -f2 $S/parallel/en-de.wmt_newstest.tsv | head -n 3000;
+    cut -f2 $S/parallel/en-ja.coursera_lectures.tsv | head -n 3000;
+    cut -f2 $S/parallel/en-zh.coursera_lectures.tsv | head -n 3000; } > t5-tokenizer-text.txt
+and the script ran on the GPU machine (transformers 5.17, sentencepiece 0.2.2; no GPU needed).
 """
 import argparse
 import base64
 import json
 import os
 import shutil
-import struct
-import sys
 import tempfile
+
+from golden_io import byte_offsets, f32, remove_extras, versions as golden_versions, write_golden, write_st_files
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEQ = 48
@@ -192,28 +198,9 @@ def randomize(model, torch):
                 p.copy_(gain * torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
 
 
-def byte_offsets(text, offsets):
-    at = [0]
-    for ch in text:
-        at.append(at[-1] + len(ch.encode("utf-8")))
-    return [[at[b], at[e]] for b, e in offsets]
-
-
-def write_st_files(d, dense_weight, torch):
+def write_dense_files(d, dense_weight):
+    """2_Dense (no bias, identity activation) and 3_Normalize, after golden_io's Transformer and Pooling."""
     from safetensors.torch import save_file
-    mods = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-            {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
-            {"idx": 3, "name": "3", "path": "3_Normalize", "type": "sentence_transformers.models.Normalize"}]
-    json.dump(mods, open(os.path.join(d, "modules.json"), "w"), indent=2)
-    json.dump({"max_seq_length": MAX_SEQ, "do_lower_case": False},
-              open(os.path.join(d, "sentence_bert_config.json"), "w"), indent=2)
-    os.makedirs(os.path.join(d, "1_Pooling"), exist_ok=True)
-    json.dump({"word_embedding_dimension": D_MODEL, "pooling_mode_cls_token": False,
-               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-               "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
-               "pooling_mode_lasttoken": False, "include_prompt": True},
-              open(os.path.join(d, "1_Pooling", "config.json"), "w"), indent=2)
     os.makedirs(os.path.join(d, "2_Dense"), exist_ok=True)
     json.dump({"in_features": D_MODEL, "out_features": DENSE_OUT, "bias": False,
                "activation_function": "torch.nn.modules.linear.Identity"},
@@ -276,10 +263,9 @@ def main():
         model.float()
         fast.save_pretrained(d)
         shutil.copy(spm_path, os.path.join(d, "spiece.model"))
-        write_st_files(d, dense, torch)
-        for extra in ("generation_config.json", "README.md"):
-            if os.path.exists(os.path.join(d, extra)):
-                os.remove(os.path.join(d, extra))
+        write_st_files(d, D_MODEL, MAX_SEQ, [("2_Dense", "Dense"), ("3_Normalize", "Normalize")])
+        write_dense_files(d, dense)
+        remove_extras(d, ("generation_config.json", "README.md"))
 
     # Ids and offsets as sentence-transformers tokenizes (truncation at max_seq_length, </s> kept last).
     ids, offsets, spm_ids, spm_differs = [], [], [], []
@@ -330,18 +316,13 @@ def main():
         elif key == "model_bf16":
             log[key]["min_cosine_pooled_vs_f32_weights"] = torch.nn.functional.cosine_similarity(
                 pooled, ref_pooled, dim=1).min().item()
-        blobs.append(pooled.contiguous().numpy().astype("<f4").tobytes())
-        blobs.append(final.contiguous().numpy().astype("<f4").tobytes())
+        blobs.append(f32(pooled))
+        blobs.append(f32(final))
         for t in tokens:
-            blobs.append(t.contiguous().numpy().astype("<f4").tobytes())
+            blobs.append(f32(t))
 
-    versions = {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__,
-                "tokenizers": tokenizers.__version__, "sentencepiece": spm.__version__, "tokenizer_json": tok_class}
-    try:
-        import sentence_transformers
-        versions["sentence_transformers"] = sentence_transformers.__version__
-    except Exception:  # noqa: BLE001
-        pass
+    versions = golden_versions(torch, transformers, tokenizers)
+    versions.update({"sentencepiece": spm.__version__, "tokenizer_json": tok_class})
     golden = {
         "what": "tiny random T5-encoder Sentence Transformers; reference outputs of HF transformers (trainer/tools/t5_golden.py)",
         "versions": versions,
@@ -359,13 +340,8 @@ def main():
         "offsets": offsets,
         "spm_ids": spm_ids,
     }
-    json.dump(golden, open(os.path.join(out, "golden.json"), "w", encoding="utf-8"), ensure_ascii=False, indent=1)
-    with open(os.path.join(out, "golden.f32"), "wb") as f:
-        for b in blobs:
-            f.write(b)
     shutil.rmtree(tmp)
-    print(json.dumps({"out": out, "versions": versions, "checks": log, "vocab": V,
-                      "tokens": sum(len(i) for i in ids)}, indent=1))
+    write_golden(out, golden, blobs)
 
 
 if __name__ == "__main__":

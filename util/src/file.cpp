@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 namespace swe::util {
 namespace {
@@ -62,6 +63,24 @@ bool ReadFile(const std::string& path, std::string* out, std::string* error) { r
 
 bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
   return ReadInto(path, out, error);
+}
+
+bool ReadLines(const std::string& path, std::vector<std::string>* lines, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  lines->clear();
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines->push_back(std::move(line));
+  }
+  if (in.bad()) {
+    *error = path + ": read failed";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace swe::util

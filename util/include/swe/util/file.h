@@ -1,4 +1,4 @@
-// Whole-file reading and atomic writing. Errors come back as text that names the file; callers wrap
+// Whole-file and line reading, and atomic writing. Errors come back as text that names the file; callers wrap
 // it in their own error type (swe::Status, swe_status, the CLI's CliError).
 #pragma once
 
@@ -22,5 +22,9 @@ bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan
 // Reads the whole file into *out; false with *error ("PATH: ...") when it cannot.
 bool ReadFile(const std::string& path, std::string* out, std::string* error);
 bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error);
+
+// The lines of a text file, each without its "\n" or "\r\n"; empty lines are kept, and a last line
+// without an end counts. False with *error ("PATH: cannot open" or "PATH: read failed") when it cannot.
+bool ReadLines(const std::string& path, std::vector<std::string>* lines, std::string* error);
 
 }  // namespace swe::util

@@ -1,0 +1,56 @@
+// The recipe runner's class, shared by the files that implement it: pipeline.cpp (the stages' order,
+// keys, markers and which of them run), pipeline_stages.cpp (vocab, sample, extract, pca, export) and
+// pipeline_refine.cpp (the refine stage: its student, sentences, objectives and compression).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "matrix_io.h"
+#include "pipeline.h"
+#include "recipe.h"
+#include "refine.h"
+#include "refine_data.h"
+
+namespace swe::trainer {
+
+class Runner {
+ public:
+  Runner(const Recipe& r, const RunOptions& o) : r_(r), o_(o) {}
+  Status Run();
+
+ private:
+  // pipeline.cpp: the stages' bookkeeping.
+  std::string Path(const std::string& name) const { return r_.work_dir + "/" + name; }
+  std::string Key(Stage s) const;
+  bool UpToDate(Stage s) const;
+  Status WriteMarker(Stage s, const nlohmann::json& stats) const;
+  Status ReadMarker(Stage s, nlohmann::json* out) const;
+  Status Plan(std::vector<bool>* runs) const;
+  bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
+  void Log(const std::string& line) const;
+  std::string Device() const;
+
+  // pipeline_stages.cpp
+  Status Vocab(nlohmann::json* stats);
+  Status Sample(nlohmann::json* stats);
+  Status Extract(nlohmann::json* stats);
+  Status Pca(nlohmann::json* stats);
+  Status Export(nlohmann::json* stats);
+  Status LoadCounts(std::vector<uint32_t>* counts) const;
+
+  // pipeline_refine.cpp
+  Status Refine(nlohmann::json* stats);
+  Status Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const;
+  Status InitStudent(bool count, InitModel* init) const;
+  Status Sentences(const RowsFn& rows, bool teacher, RefineData* data) const;
+  Status Compress(const RefineData& sentences, const std::string& device, Matrix* table,
+                  nlohmann::json* stats) const;
+
+  const Recipe& r_;
+  const RunOptions& o_;
+};
+
+}  // namespace swe::trainer
