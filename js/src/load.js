@@ -129,11 +129,18 @@ async function openCache(cache) {
   }
 }
 
-/** The body as bytes, read chunk by chunk with onProgress({loaded, total}); total null when unknown. */
+/**
+ * The body as bytes, read chunk by chunk with onProgress({loaded, total}). total is the Content-Length;
+ * where there is none, or it counts compressed bytes (a server that gzips or brotli-compresses the
+ * file, as a raw model should be served), it is the file size read from the .swe header once its
+ * first 32 bytes are in (null until then, and for bytes that are not a .swe file).
+ */
 async function readBody(response, url, { onProgress, signal }) {
   const encoded = (response.headers.get('Content-Encoding') ?? 'identity') !== 'identity';
   const length = Number(response.headers.get('Content-Length'));
-  const total = !encoded && Number.isSafeInteger(length) && length > 0 ? length : null;
+  const declared = !encoded && Number.isSafeInteger(length) && length > 0 ? length : null;
+  let total = declared;
+  let fromHeader = total === null;  // still to be read from the file's header
   onProgress?.({ loaded: 0, total });
   if (response.body === null) return new Uint8Array(0);
   let buffer = new Uint8Array(total ?? 1 << 20);
@@ -151,6 +158,10 @@ async function readBody(response, url, { onProgress, signal }) {
       }
       buffer.set(value, loaded);
       loaded += value.length;
+      if (fromHeader && loaded >= 32) {
+        fromHeader = false;
+        total = fileSizeFromHeader(buffer);
+      }
       onProgress?.({ loaded, total });
     }
   } catch (error) {
@@ -158,8 +169,18 @@ async function readBody(response, url, { onProgress, signal }) {
     if (signal?.aborted) throw signal.reason;
     throw new SweError(`loadModel: reading ${url} failed after ${loaded} bytes: ${error.message}`, 'io', kIo);
   }
-  if (total !== null && loaded < total) {
-    throw new SweError(`loadModel: ${url} ended after ${loaded} of ${total} bytes (connection cut?)`, 'io', kIo);
+  if (declared !== null && loaded < declared) {  // a wrong size in a header is the core's to report
+    throw new SweError(`loadModel: ${url} ended after ${loaded} of ${declared} bytes (connection cut?)`, 'io', kIo);
   }
   return buffer.subarray(0, loaded);
+}
+
+const kMagic = [0x89, 0x53, 0x57, 0x45, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** 40 + the header's frame size (docs/FORMAT.md, "Container"), or null when this is no .swe header. */
+function fileSizeFromHeader(bytes) {
+  if (kMagic.some((b, i) => bytes[i] !== b)) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 32);
+  const size = 40 + Number(view.getBigUint64(24, true));
+  return Number.isSafeInteger(size) ? size : null;
 }

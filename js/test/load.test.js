@@ -1,10 +1,11 @@
-// loadModel over http (a local server): the streamed fetch reports progress from Content-Length (and
-// total null without it), honours an AbortSignal, and fails with clear errors on HTTP errors, refused
+// loadModel over http (a local server): the streamed fetch reports progress from Content-Length (or,
+// without one or for a compressed response, from the size in the model's header), honours an AbortSignal, and fails with clear errors on HTTP errors, refused
 // connections and cut-off bodies; options are checked; no source without the model package says what
 // to install. (The Cache API is checked in chromium by pack.test.js: Node has none.)
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
@@ -23,6 +24,11 @@ before(async () => {
       // In pieces, so that progress has steps to report.
       const step = 1 << 20;
       for (let at = 0; at < bytes.length; at += step) response.write(bytes.subarray(at, at + step));
+      response.end();
+    } else if (request.url === '/gzip.swe') {  // how a raw model should be served: compressed by the server
+      const body = gzipSync(bytes);
+      response.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+      for (let at = 0; at < body.length; at += 1 << 20) response.write(body.subarray(at, at + (1 << 20)));
       response.end();
     } else if (request.url === '/cut.swe') {
       response.writeHead(200, { 'Content-Length': bytes.length });
@@ -55,10 +61,23 @@ test('a fetched model reports progress up to its Content-Length', async () => {
   model.dispose();
 });
 
-test('without Content-Length the total is null', async () => {
+test('without Content-Length the total comes from the model header once it is in', async () => {
   const progress = [];
   const model = await loadModel(new URL(`${base}/chunked.swe`), { onProgress: (p) => progress.push(p) });
-  assert.deepEqual(progress.at(-1), { loaded: bytes.length, total: null });
+  assert.deepEqual(progress[0], { loaded: 0, total: null });
+  assert.deepEqual(progress.slice(1).map((p) => p.total), progress.slice(1).map(() => bytes.length));
+  assert.deepEqual(progress.at(-1), { loaded: bytes.length, total: bytes.length });
+  model.dispose();
+});
+
+test('a gzip-encoded response counts decoded bytes against the size in the header', async () => {
+  const progress = [];
+  const model = await loadModel(`${base}/gzip.swe`, { onProgress: (p) => progress.push(p) });
+  assert.equal(model.info.name, 'swe-en-use-lite-large-para');
+  assert.deepEqual(progress[0], { loaded: 0, total: null });  // Content-Length counts compressed bytes
+  assert.ok(progress.length > 2, `${progress.length} progress reports`);
+  for (const p of progress.slice(1)) assert.equal(p.total, bytes.length);
+  assert.deepEqual(progress.at(-1), { loaded: bytes.length, total: bytes.length });
   model.dispose();
 });
 
