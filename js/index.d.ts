@@ -13,7 +13,7 @@ export interface InitializeOptions {
 export interface LoadProgress {
   /** Bytes read so far. */
   loaded: number;
-  /** The size from Content-Length (or the file's size); null when the server did not say. */
+  /** The file's size: Content-Length, or the size in the model's header when the response is compressed or has no length; null until known. */
   total: number | null;
 }
 
