@@ -2,7 +2,7 @@
 // encode throughput through the C API, measured the way the JS half measures the wasm build.
 //
 //   wasm_vs_native MODEL.swe SENTENCES.txt [--repeats N] [--min-time SECONDS] [--warmup SECONDS]
-//                  [--vectors OUT.f32] [--mode load]
+//                  [--vectors OUT.f32] [--mode load | --mode query [--calls N]]
 //
 // SENTENCES.txt holds one sentence per line. Load: swe_model_load_from_bytes on the file's bytes
 // (zstd or a copy + Cap'n Proto parse + validation + lookup table), median of --repeats; load_file:
@@ -10,7 +10,9 @@
 // measures the loads only (python3 bench/compare_builds.py takes this output too). Encode:
 // swe_model_encode_batch over all sentences, repeated until --min-time passes, after --warmup seconds
 // of the same (caches, CPU clocks); the median of --repeats such timings. --vectors writes the vectors (little-endian f32, row-major) for parity
-// checks. Output: one JSON object on stdout.
+// checks. --mode query: per-call latency of one text (each line of SENTENCES.txt a query), p50 and
+// p90 in ns over --calls calls (default 50,000): a reused core Encoder and swe_model_encode_text, and
+// the clock's own cost. Output: one JSON object on stdout.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,12 +20,15 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <malloc.h>
 
 #include "swe.h"
+#include "swe/encoder.h"
+#include "swe/model_file.h"
 #include "swe/simd.h"
 
 namespace {
@@ -63,6 +68,54 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Nanoseconds of each of `calls` calls of `call(i)` (i cycling over `n` queries), timed one by one
+// with steady_clock after `warmup` untimed calls; sorted.
+template <typename Call>
+std::vector<double> TimeEach(size_t n, size_t calls, size_t warmup, Call call) {
+  for (size_t i = 0; i < warmup; ++i) call(i % n);
+  std::vector<double> ns(calls);
+  for (size_t i = 0; i < calls; ++i) {
+    const Clock::time_point start = Clock::now();
+    call(i % n);
+    ns[i] = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  }
+  std::sort(ns.begin(), ns.end());
+  return ns;
+}
+
+std::string Percentiles(const char* name, const std::vector<double>& ns) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "\"%s_p50_ns\":%.1f,\"%s_p90_ns\":%.1f", name, ns[ns.size() / 2], name,
+                ns[ns.size() * 9 / 10]);
+  return buf;
+}
+
+volatile float g_sink;  // keeps the vectors alive
+
+// --mode query: the latency of one short text, as a search-as-you-type user pays it: a reused
+// swe::Encoder (the core), and swe_model_encode_text (the C API call, which makes an Encoder per call),
+// each call timed alone; "clock" is an empty timed call (steady_clock's own cost, included in the others).
+void QueryLatency(const std::vector<uint8_t>& file, swe_model* model, const std::vector<std::string>& queries,
+                  size_t calls) {
+  std::unique_ptr<swe::Model> core;
+  if (!swe::ReadModel(file.data(), file.size(), &core).ok()) Die("core: cannot read the model");
+  swe::Encoder encoder(*core);
+  const uint32_t dims = swe_model_get_dims(model);
+  std::vector<float> out(dims);
+  const size_t n = queries.size(), warmup = calls / 5;
+  const std::vector<double> clock = TimeEach(n, calls, warmup, [](size_t) {});
+  const std::vector<double> core_ns = TimeEach(n, calls, warmup, [&](size_t i) { encoder.Encode(queries[i], out.data()); });
+  g_sink = out[0];
+  const std::vector<double> capi_ns = TimeEach(n, calls, warmup, [&](size_t i) {
+    Check(swe_model_encode_text(model, queries[i].data(), queries[i].size(), nullptr, out.data(), dims, nullptr),
+          "encode");
+  });
+  g_sink = out[0];
+  std::printf("{\"impl\":\"native\",\"kernels\":\"%s\",\"queries\":%zu,\"calls\":%zu,%s,%s,%s}\n",
+              swe::simd::ActiveName(), n, calls, Percentiles("clock", clock).c_str(),
+              Percentiles("core", core_ns).c_str(), Percentiles("capi", capi_ns).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,13 +125,16 @@ int main(int argc, char** argv) {
   double min_time = 0.3;
   double warmup = 0.2;
   std::string vectors_path;
-  bool load_only = false;
+  bool load_only = false, query = false;
+  size_t calls = 50000;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--repeats")) repeats = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--min-time")) min_time = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--vectors")) vectors_path = argv[i + 1];
     else if (!std::strcmp(argv[i], "--mode") && !std::strcmp(argv[i + 1], "load")) load_only = true;
+    else if (!std::strcmp(argv[i], "--mode") && !std::strcmp(argv[i + 1], "query")) query = true;
+    else if (!std::strcmp(argv[i], "--calls")) calls = std::max(10, std::atoi(argv[i + 1]));
     else Die(std::string("unknown option ") + argv[i]);
   }
 
@@ -125,6 +181,12 @@ int main(int argc, char** argv) {
   for (std::string line; std::getline(in, line);) {
     text_bytes += line.size();
     sentences.push_back(std::move(line));
+  }
+  if (sentences.empty()) Die("no sentences in " + sentences_path);
+  if (query) {
+    QueryLatency(file, model, sentences, calls);
+    swe_model_free(model);
+    return 0;
   }
   std::vector<swe_text> texts;
   for (const std::string& s : sentences) texts.push_back({s.data(), s.size()});

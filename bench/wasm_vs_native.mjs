@@ -18,6 +18,13 @@
 // --base-js DIR: wasm load times only, of two builds in one process: the package in DIR (e.g. a copy
 // of js/ with main's js/dist) on --base-model (default --model) and this checkout's js/ on --model,
 // loads alternated --loads times each (the same machine noise for both); medians, p10, p90, ratio.
+// --mode query [--calls N]: the latency of one short query (the STS-B dev sentences of 6-10 words),
+// each call timed alone (process.hrtime.bigint; steady_clock natively) after N/5 untimed calls, N
+// calls (default 50,000) cycling over the queries; p50 and p90 in ns of: native core (a reused
+// Encoder), native C API (swe_model_encode_text), the public JS call model.encode(text) (and with
+// { out }: no new array), the raw export _swe_model_encode_text called from JS on texts already in
+// the heap (public - raw = the JS wrapper's cost; raw vs core = the wasm cost), and "clock" (an empty
+// timed call: its own cost is inside every other figure, on each side).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +42,14 @@ const args = parseArgs(process.argv.slice(2), {
   'base-js': '',
   'base-model': '',
   loads: '40',
+  mode: '',
+  calls: '50000',
 });
+if (args.mode === 'query') {
+  await queryLatency();
+  process.exit(0);
+}
+if (args.mode !== '') fail(`unknown --mode ${args.mode} (query, or none)`);
 if (args['base-js']) {
   await compareLoads();
   process.exit(0);
@@ -134,6 +148,77 @@ async function compareLoads() {
                                  p10_ms: round(q(s.times, 0.1), 2), p90_ms: round(q(s.times, 0.9), 2) }));
   }
   console.log(JSON.stringify({ comparison: 'base/head', load_time_ratio: round(q(base.times, 0.5) / q(head.times, 0.5), 2) }));
+}
+
+async function queryLatency() {
+  const queries = readSentences(join(args.data, 'eval/sts/stsbenchmark/sts-dev.csv'))
+    .filter((s) => { const words = s.trim().split(/\s+/).length; return words >= 6 && words <= 10; });
+  const calls = Number(args.calls);
+  const tmp = mkdtempSync(join(tmpdir(), 'swe-bench-'));
+  const queriesFile = join(tmp, 'queries.txt');
+  writeFileSync(queriesFile, queries.join('\n') + '\n');
+  const native = JSON.parse(execFileSync(args.native, [args.model, queriesFile, '--repeats', '1', '--mode', 'query',
+                                                    '--calls', String(calls)], { encoding: 'utf8' }));
+  rmSync(tmp, { recursive: true, force: true });
+
+  const { loadModel, initialize } = await import(join(root, 'js/src/index.js'));
+  const model = await loadModel(readFileSync(args.model));
+  const wasm = await initialize();
+  const dims = model.dims;
+  // The raw export's inputs, placed once: every query's UTF-8 bytes and one output vector.
+  const bytes = queries.map((q) => Buffer.from(q, 'utf8'));
+  const textsPtr = wasm.malloc(bytes.reduce((n, b) => n + b.length, 0));
+  const outPtr = wasm.malloc(4 * dims);
+  const at = [];
+  for (let i = 0, p = textsPtr; i < bytes.length; p += bytes[i].length, ++i) { wasm.u8.set(bytes[i], p); at.push(p); }
+  const handle = model.handle();
+  const out = new Float32Array(dims);
+  const n = queries.length;
+  const timeEach = (call) => {
+    for (let i = 0; i < calls / 5; ++i) call(i % n);
+    const ns = new Float64Array(calls);
+    for (let i = 0; i < calls; ++i) {
+      const start = process.hrtime.bigint();
+      call(i % n);
+      ns[i] = Number(process.hrtime.bigint() - start);
+    }
+    return ns.sort();
+  };
+  const results = {
+    clock: timeEach(() => {}),
+    raw: timeEach((i) => wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0)),
+    public: timeEach((i) => model.encode(queries[i])),
+    public_out: timeEach((i) => model.encode(queries[i], { out })),
+  };
+  // The raw export's vectors are the public call's, bit for bit (else the comparison is void).
+  for (let i = 0; i < n; i += 97) {
+    wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0);
+    const raw = new Float32Array(wasm.u8.buffer, outPtr, dims);
+    if (!model.encode(queries[i]).every((x, j) => Object.is(x, raw[j]))) fail(`raw and public vectors differ: ${queries[i]}`);
+  }
+  wasm.free(textsPtr);
+  wasm.free(outPtr);
+  model.dispose();
+  const pct = (ns, f) => ns[Math.floor(ns.length * f)];
+  const w = { impl: 'wasm', node: process.version, queries: n, calls };
+  for (const [name, ns] of Object.entries(results)) {
+    w[`${name}_p50_ns`] = pct(ns, 0.5);
+    w[`${name}_p90_ns`] = pct(ns, 0.9);
+  }
+  console.log(JSON.stringify(native));
+  console.log(JSON.stringify(w));
+  const words = queries.reduce((k, q) => k + q.trim().split(/\s+/).length, 0) / n;
+  console.error(`${n} queries of 6-10 words (mean ${words.toFixed(1)}), ${calls} calls each, ns per call ` +
+                `(clock included; an empty timed call costs ${native.clock_p50_ns} native, ${w.clock_p50_ns} in Node, p50):`);
+  const row = (what, p50, p90) => console.error(`  ${what.padEnd(44)} p50 ${String(Math.round(p50)).padStart(6)}  p90 ${String(Math.round(p90)).padStart(6)}`);
+  row(`native core, reused Encoder (${native.kernels})`, native.core_p50_ns, native.core_p90_ns);
+  row('native C API swe_model_encode_text', native.capi_p50_ns, native.capi_p90_ns);
+  row('wasm raw export _swe_model_encode_text', w.raw_p50_ns, w.raw_p90_ns);
+  row('JS model.encode(text)', w.public_p50_ns, w.public_p90_ns);
+  row('JS model.encode(text, { out })', w.public_out_p50_ns, w.public_out_p90_ns);
+  console.error(`  targets: native p50 <= 1000 ns (C API ${native.capi_p50_ns - native.clock_p50_ns} net of the clock); ` +
+                `JS overhead (public - raw) <= 2000 ns: ${w.public_p50_ns - w.raw_p50_ns} p50, ` +
+                `${w.public_out_p50_ns - w.raw_p50_ns} with { out }`);
 }
 
 function readSentences(path) {
