@@ -46,8 +46,13 @@ export class Model {
    * hot loops, where allocating the result costs as much as encoding short texts.
    */
   encode(texts, options = {}) {
-    const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'encode');
     const dims = this.encodeDims(options, 'encode');
+    if (typeof texts === 'string') {  // one query, as users type: the short path (no batch records)
+      const out = outputArray(options.out, dims);
+      this.encodeOne(texts, dims, out);
+      return out;
+    }
+    const list = checkTexts(texts, 'encode');
     const out = outputArray(options.out, list.length * dims);
     this.encodeChunks(list, dims, 0, (start, count, vectors) => {
       out.set(new Float32Array(this.#wasm.u8.buffer, vectors, count * dims), start * dims);
@@ -233,13 +238,17 @@ export class Model {
   encodeOne(text, dims, out) {
     const wasm = this.#wasm;
     const vectorAt = 8;
-    const textAt = vectorAt + align8(4 * dims);
+    const textAt = vectorAt + 4 * dims;
+    // The module's own HEAPU32/HEAPF32 views (re-made by it when the heap grows), not new views per
+    // call: on a short query, making views cost as much as the encoding.
     return wasm.withScratch(textAt + text.length * 3, (p) => {
+      const m = wasm.m;
       const size = wasm.writeText(text, p + textAt);
-      new Uint32Array(wasm.u8.buffer, p, 1)[0] = dims;
-      wasm.check(wasm.m._swe_model_encode_text(this.handle(), p + textAt, size, p, p + vectorAt, dims, p + 4), 'encode');
-      out.set(new Float32Array(wasm.u8.buffer, p + vectorAt, dims));
-      return new Uint32Array(wasm.u8.buffer, p + 4, 1)[0];
+      m.HEAPU32[p >> 2] = dims;
+      wasm.check(m._swe_model_encode_text(this.handle(), p + textAt, size, p, p + vectorAt, dims, p + 4), 'encode');
+      const from = (p + vectorAt) >> 2;
+      out.set(m.HEAPF32.subarray(from, from + dims));
+      return m.HEAPU32[(p + 4) >> 2];
     });
   }
 

@@ -79,6 +79,26 @@ test('encode gives n × dims normalised rows, zero rows for text without known w
   model.dispose();
 });
 
+test('encode of one string (its own short path) gives the batch row bit for bit, with dims and out', async () => {
+  const model = await loadModel(bytes);
+  const texts = ['A man is playing a guitar.', '', 'qqqzzz xxyyq', 'naïve café 😀', 'x'.repeat(400000)];
+  const same = (a, b) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+  for (const dims of [0, 7]) {
+    const n = dims || model.dims;
+    const batch = model.encode(texts, { dims });
+    texts.forEach((text, i) => {
+      assert.ok(same(model.encode(text, { dims }), batch.subarray(i * n, (i + 1) * n)), `row ${i}, dims ${dims}`);
+      const out = new Float32Array(n + 1).fill(7);
+      assert.equal(model.encode(text, { dims, out }), out);
+      assert.ok(same(out.subarray(0, n), batch.subarray(i * n, (i + 1) * n)));
+      assert.equal(out[n], 7);
+    });
+  }
+  assert.throws(() => model.encode('a man', { out: new Float32Array(3) }), RangeError);
+  assert.throws(() => model.encode('a man', { dims: -1 }), TypeError);
+  model.dispose();
+});
+
 test('encode handles non-ASCII text, long batches and large texts', async () => {
   const model = await loadModel(bytes);
   const texts = ['naïve café — 日本語のテキスト 😀', '\u{1F600}'.repeat(1000), 'x'.repeat(300000)];
