@@ -24,7 +24,8 @@
 // Encoder), native C API (swe_model_encode_text), the public JS call model.encode(text) (and with
 // { out }: no new array), the raw export _swe_model_encode_text called from JS on texts already in
 // the heap (public - raw = the JS wrapper's cost; raw vs core = the wasm cost), and "clock" (an empty
-// timed call: its own cost is inside every other figure, on each side).
+// timed call: its own cost is inside every other figure, on each side). The kinds of call take
+// turns, a pass over the queries each. With --base-js DIR: also DIR's public call (a before/after ratio in one run).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -174,22 +175,33 @@ async function queryLatency() {
   const handle = model.handle();
   const out = new Float32Array(dims);
   const n = queries.length;
-  const timeEach = (call) => {
-    for (let i = 0; i < calls / 5; ++i) call(i % n);
-    const ns = new Float64Array(calls);
-    for (let i = 0; i < calls; ++i) {
-      const start = process.hrtime.bigint();
-      call(i % n);
-      ns[i] = Number(process.hrtime.bigint() - start);
+  const calls_ = {
+    clock: () => {},
+    raw: (i) => wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0),
+    public: (i) => model.encode(queries[i]),
+    public_out: (i) => model.encode(queries[i], { out }),
+  };
+  let base = null;
+  if (args['base-js']) {  // the same public call of another build of the package, for a before/after ratio
+    base = await (await import(join(args['base-js'], 'src/index.js'))).loadModel(readFileSync(args['base-model'] || args.model));
+    calls_.base_public = (i) => base.encode(queries[i]);
+    calls_.base_public_out = (i) => base.encode(queries[i], { out });
+  }
+  // The kinds of call take turns, each a pass over all queries (machine noise hits all alike; a
+  // turn per query would let each call find the rows its predecessor just read in cache).
+  const names = Object.keys(calls_);
+  const results = Object.fromEntries(names.map((name) => [name, []]));
+  for (let pass = -Math.ceil(calls / n / 5); results[names[0]].length < calls; ++pass) {
+    for (const name of names) {
+      const call = calls_[name], ns = results[name];
+      for (let q = 0; q < n; ++q) {
+        const start = process.hrtime.bigint();
+        call(q);
+        if (pass >= 0) ns.push(Number(process.hrtime.bigint() - start));
+      }
     }
-    return ns.sort();
-  };
-  const results = {
-    clock: timeEach(() => {}),
-    raw: timeEach((i) => wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0)),
-    public: timeEach((i) => model.encode(queries[i])),
-    public_out: timeEach((i) => model.encode(queries[i], { out })),
-  };
+  }
+  for (const name of names) results[name] = Float64Array.from(results[name]).sort();
   // The raw export's vectors are the public call's, bit for bit (else the comparison is void).
   for (let i = 0; i < n; i += 97) {
     wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0);
@@ -199,6 +211,7 @@ async function queryLatency() {
   wasm.free(textsPtr);
   wasm.free(outPtr);
   model.dispose();
+  base?.dispose();
   const pct = (ns, f) => ns[Math.floor(ns.length * f)];
   const w = { impl: 'wasm', node: process.version, queries: n, calls };
   for (const [name, ns] of Object.entries(results)) {
@@ -216,6 +229,12 @@ async function queryLatency() {
   row('wasm raw export _swe_model_encode_text', w.raw_p50_ns, w.raw_p90_ns);
   row('JS model.encode(text)', w.public_p50_ns, w.public_p90_ns);
   row('JS model.encode(text, { out })', w.public_out_p50_ns, w.public_out_p90_ns);
+  if (base) {
+    row('base JS model.encode(text)', w.base_public_p50_ns, w.base_public_p90_ns);
+    row('base JS model.encode(text, { out })', w.base_public_out_p50_ns, w.base_public_out_p90_ns);
+    console.error(`  base/this, p50: ${round(w.base_public_p50_ns / w.public_p50_ns, 2)} (new array), ` +
+                  `${round(w.base_public_out_p50_ns / w.public_out_p50_ns, 2)} (out)`);
+  }
   console.error(`  targets: native p50 <= 1000 ns (C API ${native.capi_p50_ns - native.clock_p50_ns} net of the clock); ` +
                 `JS overhead (public - raw) <= 2000 ns: ${w.public_p50_ns - w.raw_p50_ns} p50, ` +
                 `${w.public_out_p50_ns - w.raw_p50_ns} with { out }`);

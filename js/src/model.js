@@ -48,6 +48,10 @@ export class Model {
   encode(texts, options = {}) {
     const dims = this.encodeDims(options, 'encode');
     if (typeof texts === 'string') {  // one query, as users type: the short path (no batch records)
+      if (options.out === undefined) {
+        // A slice of the heap: one allocation and copy (a zero-filled new array, then set, cost more).
+        return this.encodeOneWith(texts, dims, (at) => this.#wasm.m.HEAPF32.slice(at, at + dims));
+      }
       const out = outputArray(options.out, dims);
       this.encodeOne(texts, dims, out);
       return out;
@@ -236,19 +240,28 @@ export class Model {
 
   /** @internal Encodes one text into `out` (dims floats); returns how many of its words were known. */
   encodeOne(text, dims, out) {
+    const heap = this.#wasm.m;
+    return this.encodeOneWith(text, dims, (at, knownWords) => {
+      out.set(heap.HEAPF32.subarray(at, at + dims));
+      return knownWords;
+    });
+  }
+
+  /**
+   * @internal Encodes one text and returns take(at, knownWords), its vector at HEAPF32[at .. at + dims)
+   * (valid during take only). Reads through the module's HEAPU32/HEAPF32 (re-made by it when the heap
+   * grows), not new views per call: on a short query, making views cost as much as the encoding.
+   */
+  encodeOneWith(text, dims, take) {
     const wasm = this.#wasm;
     const vectorAt = 8;
     const textAt = vectorAt + 4 * dims;
-    // The module's own HEAPU32/HEAPF32 views (re-made by it when the heap grows), not new views per
-    // call: on a short query, making views cost as much as the encoding.
     return wasm.withScratch(textAt + text.length * 3, (p) => {
       const m = wasm.m;
       const size = wasm.writeText(text, p + textAt);
       m.HEAPU32[p >> 2] = dims;
       wasm.check(m._swe_model_encode_text(this.handle(), p + textAt, size, p, p + vectorAt, dims, p + 4), 'encode');
-      const from = (p + vectorAt) >> 2;
-      out.set(m.HEAPF32.subarray(from, from + dims));
-      return m.HEAPU32[(p + 4) >> 2];
+      return take((p + vectorAt) >> 2, m.HEAPU32[(p + 4) >> 2]);
     });
   }
 
