@@ -20,6 +20,7 @@ Encoder::Encoder(const Model& model, const EncodeOptions& options)
 uint32_t Encoder::Encode(std::string_view text, float* out) {
   std::fill(out, out + dims_, 0.0f);
   ids_.clear();
+  ids_.reserve(16);  // a short text's ids in one allocation (the C API makes an Encoder per call)
   tokenizer_.Encode(text, &ids_);
   for (uint32_t id : ids_) model_.PrefetchRow(id);  // the rows' misses overlap, not one per word
   float total = 0.0f;

@@ -338,6 +338,7 @@ void Tokenizer::Impl::Run(std::string_view text, Sink&& sink) {
   // (instead of paying them one after another) is most of the tokenizer's speed.
   constexpr size_t kBatch = 32;
   pending.clear();
+  pending.reserve(kBatch);  // once, not one growth after another: the C API makes a tokenizer per call
   auto flush = [&] {
     for (const Span& span : pending) {
       Match match = Match::kUnknown;
