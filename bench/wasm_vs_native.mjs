@@ -213,7 +213,7 @@ async function queryLatency() {
   model.dispose();
   base?.dispose();
   const pct = (ns, f) => ns[Math.floor(ns.length * f)];
-  const w = { impl: 'wasm', node: process.version, queries: n, calls };
+  const w = { impl: 'wasm', node: process.version, queries: n, calls: results.clock.length };  // whole passes
   for (const [name, ns] of Object.entries(results)) {
     w[`${name}_p50_ns`] = pct(ns, 0.5);
     w[`${name}_p90_ns`] = pct(ns, 0.9);
@@ -221,7 +221,7 @@ async function queryLatency() {
   console.log(JSON.stringify(native));
   console.log(JSON.stringify(w));
   const words = queries.reduce((k, q) => k + q.trim().split(/\s+/).length, 0) / n;
-  console.error(`${n} queries of 6-10 words (mean ${words.toFixed(1)}), ${calls} calls each, ns per call ` +
+  console.error(`${n} queries of 6-10 words (mean ${words.toFixed(1)}), ${w.calls} calls each, ns per call ` +
                 `(clock included; an empty timed call costs ${native.clock_p50_ns} native, ${w.clock_p50_ns} in Node, p50):`);
   const row = (what, p50, p90) => console.error(`  ${what.padEnd(44)} p50 ${String(Math.round(p50)).padStart(6)}  p90 ${String(Math.round(p90)).padStart(6)}`);
   row(`native core, reused Encoder (${native.kernels})`, native.core_p50_ns, native.core_p90_ns);
