@@ -8,10 +8,6 @@
 #include <limits>
 #include <string_view>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "c_api_internal.h"
@@ -27,39 +23,6 @@ namespace swe::capi {
 namespace {
 
 thread_local std::string g_last_error;
-
-// A regular file read with one read() into word-aligned memory that the model then takes over (a raw
-// payload is used where it lands: no second copy, no growing buffer). kOther for anything else (a
-// pipe): the caller reads it the ordinary way.
-enum class FileRead { kDone, kFailed, kOther };
-FileRead ReadRegularFileWords(const char* path, std::unique_ptr<uint64_t[]>* out, size_t* size, std::string* error) {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = std::string(path) + ": " + std::strerror(errno);
-    return FileRead::kFailed;
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return FileRead::kOther;
-  }
-  const size_t n = static_cast<size_t>(st.st_size);
-  out->reset(new uint64_t[n / 8 + 1]);
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::read(fd, reinterpret_cast<uint8_t*>(out->get()) + done, n - done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      *error = std::string(path) + ": read failed: " + (got < 0 ? std::strerror(errno) : "the file shrank");
-      ::close(fd);
-      return FileRead::kFailed;
-    }
-    done += size_t(got);
-  }
-  ::close(fd);
-  *size = n;
-  return FileRead::kDone;
-}
 
 const char* SubwordName(SubwordKind kind) {
   switch (kind) {
@@ -140,11 +103,28 @@ ReadLimits ToReadLimits(const swe_load_params* params) {
   return limits;
 }
 
+namespace {
+
+// A model handle around what `read` (a swe::ReadModel call into the slot it is given) made, with its
+// info JSON computed once; for both load entry points.
+template <typename Read>
+swe_status NewModelHandle(Read read, swe_model** out) {
+  auto handle = std::make_unique<swe_model>();
+  swe_status s = FromStatus(read(&handle->model));
+  if (s != SWE_OK) return s;
+  if (!handle->model) return Fail(SWE_ERR_INTERNAL, "reader returned no model");
+  handle->info_json = InfoJson(*handle->model);
+  *out = handle.release();
+  return SWE_OK;
+}
+
+}  // namespace
 }  // namespace swe::capi
 
 using swe::capi::Fail;
 using swe::capi::FromStatus;
 using swe::capi::Guard;
+using swe::capi::NewModelHandle;
 
 extern "C" {
 
@@ -178,15 +158,10 @@ swe_status swe_model_load_from_bytes(const uint8_t* data, size_t size, const swe
     SWE_CHECK_ARG(out != nullptr, "swe_model_load_from_bytes: out is NULL");
     *out = nullptr;
     SWE_CHECK_ARG(data != nullptr || size == 0, "swe_model_load_from_bytes: data is NULL");
-    auto handle = std::make_unique<swe_model>();
     static const uint8_t kEmpty = 0;
-    swe_status s = FromStatus(swe::ReadModel(data ? data : &kEmpty, size, &handle->model,
-                                             swe::capi::ToReadLimits(params)));
-    if (s != SWE_OK) return s;
-    if (!handle->model) return Fail(SWE_ERR_INTERNAL, "reader returned no model");
-    handle->info_json = swe::capi::InfoJson(*handle->model);
-    *out = handle.release();
-    return SWE_OK;
+    return NewModelHandle([&](std::unique_ptr<swe::Model>* model) {
+      return swe::ReadModel(data ? data : &kEmpty, size, model, swe::capi::ToReadLimits(params));
+    }, out);
   });
 }
 
@@ -198,16 +173,13 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     std::unique_ptr<uint64_t[]> words;
     size_t size = 0;
     std::string error;
-    const swe::capi::FileRead read = swe::capi::ReadRegularFileWords(path, &words, &size, &error);
-    if (read == swe::capi::FileRead::kFailed) return Fail(SWE_ERR_IO, error);
+    const swe::util::WordsRead read = swe::util::ReadRegularFileWords(path, &words, &size, &error);
+    if (read == swe::util::WordsRead::kFailed) return Fail(SWE_ERR_IO, error);
     swe_status s;
-    if (read == swe::capi::FileRead::kDone) {
-      auto handle = std::make_unique<swe_model>();
-      s = FromStatus(swe::ReadModel(std::move(words), size, &handle->model, swe::capi::ToReadLimits(params)));
-      if (s == SWE_OK) {
-        handle->info_json = swe::capi::InfoJson(*handle->model);
-        *out = handle.release();
-      }
+    if (read == swe::util::WordsRead::kDone) {  // a raw payload is used where it landed
+      s = NewModelHandle([&](std::unique_ptr<swe::Model>* model) {
+        return swe::ReadModel(std::move(words), size, model, swe::capi::ToReadLimits(params));
+      }, out);
     } else {
       std::vector<uint8_t> bytes;
       if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);

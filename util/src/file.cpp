@@ -5,6 +5,10 @@
 #include <cstring>
 #include <fstream>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace swe::util {
 namespace {
 
@@ -63,6 +67,36 @@ bool ReadFile(const std::string& path, std::string* out, std::string* error) { r
 
 bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
   return ReadInto(path, out, error);
+}
+
+WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t[]>* out, size_t* size,
+                               std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = Describe(path, "", errno);
+    return WordsRead::kFailed;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return WordsRead::kNotRegular;
+  }
+  const size_t n = static_cast<size_t>(st.st_size);
+  out->reset(new uint64_t[n / 8 + 1]);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::read(fd, reinterpret_cast<uint8_t*>(out->get()) + done, n - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      *error = got < 0 ? Describe(path, "read failed: ", errno) : path + ": read failed: the file shrank";
+      ::close(fd);
+      return WordsRead::kFailed;
+    }
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  *size = n;
+  return WordsRead::kDone;
 }
 
 bool ReadLines(const std::string& path, std::vector<std::string>* lines, std::string* error) {

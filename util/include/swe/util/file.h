@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan
 // Reads the whole file into *out; false with *error ("PATH: ...") when it cannot.
 bool ReadFile(const std::string& path, std::string* out, std::string* error);
 bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error);
+
+// A regular file read with one read() into 8-byte-aligned memory that the caller keeps (*size bytes),
+// for readers that use the bytes where they land (a model's raw payload): no second copy, no growing
+// buffer. kNotRegular, with nothing read, for anything else (a pipe): read that with ReadFile.
+enum class WordsRead { kDone, kFailed, kNotRegular };
+WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t[]>* out, size_t* size,
+                               std::string* error);
 
 // The lines of a text file, each without its "\n" or "\r\n"; empty lines are kept, and a last line
 // without an end counts. False with *error ("PATH: cannot open" or "PATH: read failed") when it cannot.
