@@ -17,4 +17,13 @@ void SignBits(const int8_t* x, float scale, const float* center, size_t n, uint6
 void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, size_t m,
              std::vector<uint32_t>* out);
 
+// The distance scan behind Nearest: out[r] = popcount(query ^ row r) for r < count. Every variant gives
+// the same distances; the best this CPU runs is used (SWE_HAMMING=<name> overrides, for benchmarks).
+struct ScanKernel {
+  const char* name;
+  void (*distances)(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, uint16_t* out);
+};
+std::vector<ScanKernel> SupportedScans();  // best last (for tests)
+const char* ActiveScanName();
+
 }  // namespace swe::hamming
