@@ -6,7 +6,7 @@
 
 namespace swe::simd {
 
-// The variant in use ("avx2", "wasm128", "generic"): the best this CPU supports, or SWE_SIMD=<name>.
+// The variant in use ("avx512", "avx2", "wasm128", "generic"): the best this CPU supports, or SWE_SIMD=<name>.
 const char* ActiveName();
 // Every variant this CPU can run, best last.
 std::vector<const char*> SupportedNames();

@@ -18,6 +18,9 @@ extern const Kernels kKernels;
 namespace avx2 {
 extern const Kernels kKernels;
 }
+namespace avx512 {  // kernels_avx512.cpp: AVX2's table with VNNI int8 dot products
+const Kernels& Table();
+}
 #endif
 #ifdef SWE_HAVE_WASM_KERNELS
 namespace wasm128 {  // kernels_wasm.cpp: a wasm build is compiled with -msimd128, so always usable
@@ -35,6 +38,10 @@ bool CpuHasAvx2() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
   return __builtin_cpu_supports("avx2") && f16c;
+}
+bool CpuHasAvx512Vnni() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
 }
 #endif
 
@@ -60,6 +67,7 @@ std::vector<const Kernels*> Supported() {
   std::vector<const Kernels*> out = {&generic::kKernels};
 #ifdef SWE_HAVE_AVX2_KERNELS
   if (CpuHasAvx2()) out.push_back(&avx2::kKernels);
+  if (CpuHasAvx2() && CpuHasAvx512Vnni()) out.push_back(&avx512::Table());
 #endif
 #ifdef SWE_HAVE_WASM_KERNELS
   out.push_back(&wasm128::kKernels);
