@@ -8,17 +8,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// GCC 12 warns inside its own AVX-512 headers (their "undefined" registers initialised from
-// themselves): a known false positive, silenced for those headers only.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "simd/immintrin_avx512.h"
 #define SWE_HAMMING_X86 1
 #endif
 

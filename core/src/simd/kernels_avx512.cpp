@@ -3,15 +3,7 @@
 // unsigned by 64 signed bytes and adds them in fours into 16 int32 lanes: 4 instructions a 256-dim
 // row, where AVX2's sign-extension and vpmaddwd take 16. Integer sums are exact in any order, so the
 // results equal every other variant's bit for bit (kernels_test). Every other kernel is AVX2's.
-#if !defined(__clang__)  // GCC 12 warns inside its AVX-512 headers (a known false positive)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "simd/immintrin_avx512.h"
 
 #include <cstddef>
 #include <cstdint>
