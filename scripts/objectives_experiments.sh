@@ -69,6 +69,11 @@ declare -A variants=(
   # "3.3 KD" column) trained whole with every corpus word seen 5 times (71,792), then the default's
   # contrastive step, then PCA to 200 dims (int8 <= 15 MB).
   [vocab80k]='whole("recipes/en-use-lite.json", 80000)'
+  # The same before KD (extraction, PCA): run it after vocab80k's extraction with that work directory
+  # copied to build/train/objectives-vocab80k-nokd (the stages are cached by their inputs).
+  [vocab80k-nokd]='whole("recipes/en-use-lite.json", 80000); r["refine"] = {"method": "none"}'
+  [vocab80k-nokd-para5]='from_model("vocab80k-nokd"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  [vocab80k-nokd-para5-pca200]='from_model("vocab80k-nokd-para5"); o[:] = []; r["compress"] = {"method": "pca", "dims": 200}'
   [vocab80k-para5]='from_model("vocab80k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [vocab80k-para5-pca200]='from_model("vocab80k-para5"); o[:] = []; r["compress"] = {"method": "pca", "dims": 200}'
 )
