@@ -13,7 +13,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export OMP_WAIT_POLICY=PASSIVE  # libgomp's spin-waits halve torch on a shared 2-core machine
 swe=build/native/bin/swe
-trainer=${SWE_TRAINER:-build/trainer/trainer/swe-trainer}
+trainer=${SWE_TRAINER:-build/native/trainer/swe-trainer}  # as scripts/results.sh; the trainer preset builds build/trainer/trainer/swe-trainer
 base=recipes/en-use-lite-large-nli-cpu.json
 out=build/objectives
 tasks=stsb,sts12,sts13,sts14,sts15,sick
