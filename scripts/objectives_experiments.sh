@@ -69,8 +69,8 @@ declare -A variants=(
   # "3.3 KD" column) trained whole with every corpus word seen 5 times (71,792), then the default's
   # contrastive step, then PCA to 200 dims (int8 <= 15 MB).
   [vocab80k]='whole("recipes/en-use-lite.json", 80000)'
-  # The same before KD (extraction, PCA): run it after vocab80k's extraction with that work directory
-  # copied to build/train/objectives-vocab80k-nokd (the stages are cached by their inputs).
+  # The same before KD (extraction, PCA), from a copy of vocab80k's work directory (made below; the
+  # stages are cached by their inputs, so only export runs): run vocab80k first.
   [vocab80k-nokd]='whole("recipes/en-use-lite.json", 80000); r["refine"] = {"method": "none"}'
   [vocab80k-nokd-para5]='from_model("vocab80k-nokd"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [vocab80k-nokd-para5-pca200]='from_model("vocab80k-nokd-para5"); o[:] = []; r["compress"] = {"method": "pca", "dims": 200}'
@@ -86,6 +86,9 @@ names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(kd kd-nli0.1 kd-nli0.5 nli distance pca128 pca64 mcr128 mcr64)
 for name in "${names[@]}"; do
   [ -n "${variants[$name]+x}" ] || { echo "unknown variant $name" >&2; exit 1; }
+  if [ "$name" = vocab80k-nokd ] && [ ! -d build/train/objectives-vocab80k-nokd ]; then
+    cp -r build/train/objectives-vocab80k build/train/objectives-vocab80k-nokd
+  fi
   python3 - "$base" "$out/$name.json" "$out/$name.swe" "$name" <<PY
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -2,8 +2,8 @@
 // -mavx512bw -mavx512vnni; chosen at run time on CPUs with AVX2 and those). vpdpbusd multiplies 64
 // unsigned by 64 signed bytes and adds them in fours into 16 int32 lanes: 8 a 256-dim row (4 for the
 // products, 4 for the row's byte sum), where AVX2 takes 16 vpmaddwd after sign-extending both sides to
-// 16 bits. Integer sums are exact in any order, so the
-// results equal every other variant's bit for bit (kernels_test). Every other kernel is AVX2's.
+// 16 bits. Integer sums are exact in any order, so the results equal every other variant's bit for bit
+// (kernels_test). Every other kernel is AVX2's.
 #include "simd/immintrin_avx512.h"
 
 #include <cstddef>
