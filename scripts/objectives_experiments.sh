@@ -76,6 +76,10 @@ declare -A variants=(
   [vocab80k-nokd-para5-pca200]='from_model("vocab80k-nokd-para5"); o[:] = []; r["compress"] = {"method": "pca", "dims": 200}'
   [vocab80k-para5]='from_model("vocab80k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [vocab80k-para5-pca200]='from_model("vocab80k-para5"); o[:] = []; r["compress"] = {"method": "pca", "dims": 200}'
+  # The default's contrastive step on the base trained to convergence on a GPU (scripts/gpu/experiments.sh
+  # kdconv, copied to build/objectives/gpu-kdconv.swe).
+  [gpu-kdconv-para5]='from_model("gpu-kdconv"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  [gpu-kdconv-para5-seed2]='from_model("gpu-kdconv"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
 )
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt
