@@ -1,6 +1,8 @@
 // The .swe container: header, checksum, zstd frame (docs/FORMAT.md, "Container").
 #include "container.h"
 
+#include "swe/util/memory.h"
+
 #include <zstd.h>
 
 #include <array>
@@ -228,6 +230,7 @@ Status Allocate(uint64_t bytes, std::unique_ptr<uint64_t[]>* out) {
   } catch (const std::bad_alloc&) {
     return TooLarge("cannot allocate " + std::to_string(bytes) + " bytes for the payload");
   }
+  util::AdviseHugePages(out->get(), bytes);  // the table's rows are read at random
   return Status::Ok();
 }
 

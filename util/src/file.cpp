@@ -1,5 +1,7 @@
 #include "swe/util/file.h"
 
+#include "swe/util/memory.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -83,6 +85,7 @@ WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t
   }
   const size_t n = static_cast<size_t>(st.st_size);
   out->reset(new uint64_t[n / 8 + 1]);
+  AdviseHugePages(out->get(), n);  // before read() writes it: a model's table is used in place
   size_t done = 0;
   while (done < n) {
     const ssize_t got = ::read(fd, reinterpret_cast<uint8_t*>(out->get()) + done, n - done);
