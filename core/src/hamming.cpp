@@ -4,8 +4,8 @@
 #include "hamming.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+
+#include "simd/pick.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include "simd/immintrin_avx512.h"
@@ -91,15 +91,7 @@ std::vector<ScanKernel> FindScans() {
 }
 
 const ScanKernel& ActiveScan() {
-  static const ScanKernel active = [] {
-    const std::vector<ScanKernel> scans = FindScans();
-    if (const char* want = std::getenv("SWE_HAMMING")) {
-      for (const ScanKernel& s : scans) {
-        if (std::strcmp(s.name, want) == 0) return s;
-      }
-    }
-    return scans.back();
-  }();
+  static const ScanKernel active = simd::PickByName(FindScans(), "SWE_HAMMING");
   return active;
 }
 

@@ -1,8 +1,6 @@
 // Picks the kernel variant once per process.
-#include <cstdlib>
-#include <cstring>
-
 #include "simd/kernels.h"
+#include "simd/pick.h"
 #include "swe/simd.h"
 
 #ifdef SWE_HAVE_AVX2_KERNELS
@@ -45,21 +43,10 @@ bool CpuHasAvx512Vnni() {
 }
 #endif
 
-const Kernels* Choose() {
-  std::vector<const Kernels*> supported = Supported();
-  const char* wanted = std::getenv("SWE_SIMD");
-  if (wanted != nullptr) {
-    for (const Kernels* k : supported) {
-      if (std::strcmp(k->name, wanted) == 0) return k;
-    }
-  }
-  return supported.back();
-}
-
 }  // namespace
 
 const Kernels& Active() {
-  static const Kernels* const active = Choose();
+  static const Kernels* const active = PickByName(Supported(), "SWE_SIMD");
   return *active;
 }
 
