@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "teacher.h"
@@ -37,20 +36,14 @@ Golden ReadGolden() {
   g.meta = nlohmann::json::parse(testing::ReadFile(Fixture("golden.json")));
   g.hidden = g.meta["config"]["hidden"].get<size_t>();
   g.sentences = g.meta["sentences"].size();
-  std::string bytes = testing::ReadFile(Fixture("golden.f32"));
-  size_t at = 0, H = g.hidden;
-  auto take = [&](size_t n, std::vector<float>* out) {
-    out->resize(n);
-    EXPECT_LE(at + n * 4, bytes.size());
-    if (at + n * 4 <= bytes.size()) std::memcpy(out->data(), bytes.data() + at, n * 4);
-    at += n * 4;
-  };
+  testing::GoldenFloats floats(Fixture("golden.f32"));
+  const size_t H = g.hidden;
   for (int m = 0; m < 2; ++m) {
-    take(g.sentences * H, &g.pooled[m]);
+    g.pooled[m] = floats.Take(g.sentences * H);
     g.tokens[m].resize(g.sentences);
-    for (size_t i = 0; i < g.sentences; ++i) take(g.meta["ids"][i].size() * H, &g.tokens[m][i]);
+    for (size_t i = 0; i < g.sentences; ++i) g.tokens[m][i] = floats.Take(g.meta["ids"][i].size() * H);
   }
-  EXPECT_EQ(at, bytes.size());
+  EXPECT_EQ(floats.left(), 0u);
   return g;
 }
 

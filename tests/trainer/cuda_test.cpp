@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -143,9 +142,7 @@ TEST(TrainerCuda, UseLiteMatchesTheOriginalAndTheCpu) {
   std::string dir;
   SWE_TEST_REQUIRE_USE_LITE(&dir);
   json golden = json::parse(testing::ReadFile(testing::UseLiteFixture("golden.json")));
-  std::string f32 = testing::ReadFile(testing::UseLiteFixture("golden.f32"));
-  std::vector<float> want(f32.size() / 4);
-  std::memcpy(want.data(), f32.data(), want.size() * 4);
+  const std::vector<float> want = testing::GoldenFloats(testing::UseLiteFixture("golden.f32")).all();
   const auto sentences = golden["sentences"].get<std::vector<std::string>>();
   const size_t D = 512, N = sentences.size();
   ASSERT_GE(want.size(), N * D);

@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "swe/formats/safetensors.h"
@@ -49,22 +48,14 @@ const Golden& ReadGolden() {
     g.sentences = g.meta["sentences"].size();
     g.models = g.meta["models"].get<std::vector<std::string>>();
     for (const auto& ids : g.meta["ids"]) g.ids.push_back(ids.get<std::vector<int32_t>>());
-    std::string bytes = testing::ReadFile(Fixture("golden.f32"));
-    size_t at = 0;
-    auto take = [&](size_t n) {
-      std::vector<float> v(n);
-      EXPECT_LE(at + n * 4, bytes.size());
-      if (at + n * 4 <= bytes.size()) std::memcpy(v.data(), bytes.data() + at, n * 4);
-      at += n * 4;
-      return v;
-    };
+    testing::GoldenFloats floats(Fixture("golden.f32"));
     for (size_t m = 0; m < g.models.size(); ++m) {
-      g.pooled.push_back(take(g.sentences * g.d));
-      g.final.push_back(take(g.sentences * g.out));
+      g.pooled.push_back(floats.Take(g.sentences * g.d));
+      g.final.push_back(floats.Take(g.sentences * g.out));
       g.tokens.emplace_back();
-      for (size_t i = 0; i < g.sentences; ++i) g.tokens.back().push_back(take(g.ids[i].size() * g.d));
+      for (size_t i = 0; i < g.sentences; ++i) g.tokens.back().push_back(floats.Take(g.ids[i].size() * g.d));
     }
-    EXPECT_EQ(at, bytes.size());
+    EXPECT_EQ(floats.left(), 0u);
     return g;
   }();
   return golden;

@@ -3,6 +3,8 @@
 #include <ftw.h>
 #include <zstd.h>
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -56,6 +58,23 @@ std::string ReadFile(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+GoldenFloats::GoldenFloats(const std::string& path) {
+  const std::string bytes = ReadFile(path);
+  EXPECT_EQ(bytes.size() % 4, 0u) << path << ": not a whole number of float32s";
+  all_.resize(bytes.size() / 4);
+  if (!all_.empty()) std::memcpy(all_.data(), bytes.data(), all_.size() * 4);
+}
+
+std::vector<float> GoldenFloats::Take(size_t n) {
+  EXPECT_LE(n, left()) << "golden vectors: " << n << " floats wanted, " << left() << " left";
+  std::vector<float> out(n, 0.0f);
+  const size_t have = std::min(n, left());
+  std::copy(all_.begin() + static_cast<std::ptrdiff_t>(at_), all_.begin() + static_cast<std::ptrdiff_t>(at_ + have),
+            out.begin());
+  at_ += have;
+  return out;
 }
 
 Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out) {

@@ -33,6 +33,20 @@ class TempDir {
 
 void WriteFile(const std::string& path, const std::string& bytes);
 std::string ReadFile(const std::string& path);
+
+// The golden vectors that trainer/tools/*_golden.py write: float32s, little-endian, one array after
+// another. Take(n) hands out the next n (a test failure, and zeros, past the end).
+class GoldenFloats {
+ public:
+  explicit GoldenFloats(const std::string& path);
+  std::vector<float> Take(size_t n);
+  const std::vector<float>& all() const { return all_; }
+  size_t left() const { return all_.size() - at_; }
+
+ private:
+  std::vector<float> all_;
+  size_t at_ = 0;
+};
 // The .swe model at `path`, read with core's reader.
 Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out);
 // zstd-compresses `text` into one frame (two frames when `frames` = 2, split in the middle).

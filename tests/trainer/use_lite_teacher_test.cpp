@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -34,9 +33,7 @@ class TrainerUseLiteTeacher : public ::testing::Test {
     Status s = UseLiteModel::Load(dir_, "cpu", &model_);
     ASSERT_TRUE(s.ok()) << s.ToString();
     golden_ = json::parse(testing::ReadFile(testing::UseLiteFixture("golden.json")));
-    std::string f32 = testing::ReadFile(testing::UseLiteFixture("golden.f32"));
-    floats_.resize(f32.size() / 4);
-    std::memcpy(floats_.data(), f32.data(), floats_.size() * 4);
+    floats_ = testing::GoldenFloats(testing::UseLiteFixture("golden.f32")).all();
     sentences_ = golden_["sentences"].get<std::vector<std::string>>();
   }
   std::string dir_;
