@@ -18,7 +18,8 @@ Writes into OUT (default tests/trainer/fixtures/t5_golden):
   model_bf16/   model/'s weights stored as bfloat16 (its reference runs those weights in float32)
       each: config.json, model.safetensors, tokenizer.json (+ tokenizer_config.json, special tokens),
       spiece.model, modules.json, sentence_bert_config.json (max_seq_length 48), 1_Pooling (mean),
-      2_Dense (32 -> 24, no bias, identity), 3_Normalize: a Sentence-Transformers directory
+      2_Dense (32 -> 24, no bias, identity), 3_Normalize: a Sentence-Transformers directory;
+      model_relu/ and model_bf16/ link tokenizer.json and spiece.model to model/'s (the same bytes)
   golden.json   versions, settings, sentences, the HF tokenizer's ids (</s> included, truncated to
                 max_seq_length) and UTF-8 byte offsets of each token (</s>: [0, 0]), sentencepiece's own
                 ids for comparison, cross-check figures
@@ -216,6 +217,18 @@ def save_model(model, d):
         model.save_pretrained(d)
 
 
+def link_shared_files(out, variants):
+    """The other variants' tokenizer files equal model/'s: one copy in the repository, links to it."""
+    for key in list(variants)[1:]:
+        for name in ("tokenizer.json", "spiece.model"):
+            path, first = os.path.join(out, key, name), os.path.join(out, "model", name)
+            with open(path, "rb") as a, open(first, "rb") as b:
+                if a.read() != b.read():
+                    continue
+            os.remove(path)
+            os.symlink(os.path.join("..", "model", name), path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--text", required=True, help="plain text to train the SentencePiece model on")
@@ -341,6 +354,7 @@ def main():
         "spm_ids": spm_ids,
     }
     shutil.rmtree(tmp)
+    link_shared_files(out, variants)
     write_golden(out, golden, blobs)
 
 
