@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
 # On a GPU machine without apt or network (the `device` machines: pip's CUDA torch, nvcc, cmake, ninja,
-# g++): unpacks .gpu/deps.tar.zst (scripts/gpu/pack.sh) into /tmp/swe-deps and builds swe-trainer
+# g++): unpacks .gpu/deps.tar.zst (scripts/gpu/pack.sh) into /tmp/swe-deps (common.sh) and builds swe-trainer
 # against the CUDA libtorch in build/trainer-cuda, with the given extra targets (e.g. trainer_cuda_test).
 # The programs find the unpacked libraries through their rpath.
 #   bash scripts/gpu/build.sh [TARGET...]
 set -eo pipefail
-P=/tmp/swe-deps
-L=$P/usr/lib/x86_64-linux-gnu
-unzstd() {  # the GPU image has no zstd program; pyarrow reads zstd streams
-  if command -v zstd >/dev/null; then zstd -dc "$1"; else
-    python3 -c "import pyarrow as pa, shutil, sys; shutil.copyfileobj(pa.input_stream(sys.argv[1], compression='zstd'), sys.stdout.buffer)" "$1"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+P=$SWE_GPU_DEPS
+L=$SWE_GPU_LIBS
 mkdir -p $P && unzstd .gpu/deps.tar.zst | tar -xf - -C $P
-export LD_LIBRARY_PATH=$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # capnp runs at build time
 torch_prefix="${SWE_TORCH_PREFIX:-$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')}"
 mkdir -p build
 cmake -S . -B build/trainer-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DSWE_BUILD_TRAINER=ON \

@@ -15,10 +15,11 @@
 set -eo pipefail
 out=$1; shift
 names=("$@"); [ ${#names[@]} -eq 0 ] && names=(kdconv vocab122k kdmore700k)
-export OMP_WAIT_POLICY=PASSIVE LD_LIBRARY_PATH=/tmp/swe-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+export OMP_WAIT_POLICY=PASSIVE
 trainer=build/trainer-cuda/trainer/swe-trainer
 mkdir -p build/gpu "$out"
-[ -s .gpu/corpus.txt ] || python3 -c "import pyarrow as pa, shutil; shutil.copyfileobj(pa.input_stream('.gpu/en-sentences.txt.zst', compression='zstd'), open('.gpu/corpus.txt', 'wb'), 1 << 24)"
+[ -s .gpu/corpus.txt ] || unzstd .gpu/en-sentences.txt.zst > .gpu/corpus.txt
 [ -s .gpu/unseen.txt ] || tail -n +1000001 .gpu/corpus.txt > .gpu/unseen.txt
 python3 - <<'PY'
 import json
