@@ -208,7 +208,7 @@ Status ModelReader::Decode(const ReadLimits& limits, Model* m) {
   m->normalize_ = root.getNormalize();
   SWE_RETURN_IF_ERROR(ReadTokenizer(root.getTokenizer(), limits, &m->tokenizer_));
   SWE_RETURN_IF_ERROR(ReadProvenance(root.getProvenance(), &m->provenance_));
-  SWE_RETURN_IF_ERROR(SubwordTokenizer::Create(m->tokenizer_.subword, m->subword_.get()));
+  SWE_RETURN_IF_ERROR(SubwordTokenizer::CreateInPlace(m->tokenizer_.subword, m->subword_.get()));
   return m->BuildIndex();
 }
 

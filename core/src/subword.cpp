@@ -24,18 +24,19 @@ inline bool IsCharEnd(std::string_view s, size_t end) {
   return end == s.size() || (static_cast<uint8_t>(s[end]) & 0xC0) != 0x80;
 }
 
-// Open-addressing set of byte strings -> piece id. Keys are views into the vocabulary's pieces
-// (possibly without their continuation prefix); hashes are FNV-1a so callers can hash incrementally.
+// Open-addressing set of byte strings -> piece id. Keys are the vocabulary's pieces, less the first
+// `skip` bytes (the continuation table's prefix); hashes are FNV-1a so callers can hash incrementally.
 // A slot holds the key's first 8 bytes and length (bytes.h): most pieces are compared in the slot.
 // A bit set over the hashes of every key's prefixes lets a caller stop extending a candidate as soon
 // as it is no piece's prefix (a false positive only costs a probe), instead of trying every length.
 class PieceTable {
  public:
-  void Init(size_t count) {
+  void Init(const std::vector<std::string>* pieces, size_t skip, size_t count) {
     size_t cap = 16;
     while (cap < count * 2) cap <<= 1;
     slots_.assign(cap, Slot{});
-    keys_.assign(count, std::string_view());
+    pieces_ = pieces;
+    skip_ = skip;
     mask_ = cap - 1;
     prefixes_.assign(kPrefixBits / 64, 0);
   }
@@ -52,7 +53,6 @@ class PieceTable {
       Slot& s = slots_[i];
       if (s.id == kNoId) {
         s = Slot{LoadPartial(key.data(), key.size()), KeyTag(static_cast<uint32_t>(h >> 32), key.size()), id};
-        keys_[id] = key;
         if (key.size() > max_len_) max_len_ = key.size();
         return true;
       }
@@ -64,7 +64,7 @@ class PieceTable {
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.id == kNoId) return kNoId;
-      if (s.tag == tag && s.head == head && (key.size() <= 8 || keys_[s.id].substr(8) == key.substr(8))) {
+      if (s.tag == tag && s.head == head && (key.size() <= 8 || std::string_view((*pieces_)[s.id]).substr(skip_ + 8) == key.substr(8))) {
         return s.id;
       }
     }
@@ -86,7 +86,8 @@ class PieceTable {
     uint32_t id = kNoId;
   };
   std::vector<Slot> slots_;
-  std::vector<std::string_view> keys_;  // by piece id
+  const std::vector<std::string>* pieces_ = nullptr;  // the keys, by piece id, after skip_ bytes
+  size_t skip_ = 0;
   size_t mask_ = 0;
   size_t max_len_ = 0;
 };
@@ -102,7 +103,8 @@ struct Lattice {
 }  // namespace
 
 struct SubwordTokenizer::Impl {
-  SubwordVocab vocab;          // owns the piece strings the tables point into
+  std::unique_ptr<SubwordVocab> owned;  // Create's copy; CreateInPlace's caller owns the vocabulary
+  const SubwordVocab* vocab = nullptr;  // the piece strings the tables point into
   PieceTable initial, continuation;
   size_t max_initial = 0, max_continuation = 0;  // longest piece considered, in bytes
   float unknown_score = 0;
@@ -123,6 +125,14 @@ SubwordTokenizer& SubwordTokenizer::operator=(SubwordTokenizer&& other) noexcept
 }
 
 Status SubwordTokenizer::Create(const SubwordVocab& vocab, SubwordTokenizer* out) {
+  if (out == nullptr) return InvalidArgument("SubwordTokenizer::Create: null output");
+  auto copy = std::make_unique<SubwordVocab>(vocab);
+  SWE_RETURN_IF_ERROR(CreateInPlace(*copy, out));
+  if (out->impl_ != nullptr) out->impl_->owned = std::move(copy);
+  return Status::Ok();
+}
+
+Status SubwordTokenizer::CreateInPlace(const SubwordVocab& vocab, SubwordTokenizer* out) {
   if (out == nullptr) return InvalidArgument("SubwordTokenizer::Create: null output");
   if (vocab.kind == SubwordKind::kNone) {
     if (!vocab.pieces.empty() || !vocab.scores.empty()) {
@@ -147,12 +157,16 @@ Status SubwordTokenizer::Create(const SubwordVocab& vocab, SubwordTokenizer* out
   }
 
   auto impl = std::make_unique<Impl>();
-  impl->vocab = vocab;
-  const SubwordVocab& v = impl->vocab;
+  impl->vocab = &vocab;
+  const SubwordVocab& v = vocab;
   const std::string_view cont = v.continuation_prefix;
   const bool split_continuation = !unigram && !cont.empty();
-  impl->initial.Init(v.pieces.size());
-  if (split_continuation) impl->continuation.Init(v.pieces.size());
+  const auto is_continuation = [&](std::string_view piece) {
+    return split_continuation && piece.size() > cont.size() && piece.substr(0, cont.size()) == cont;
+  };
+  const size_t continuations = std::count_if(v.pieces.begin(), v.pieces.end(), is_continuation);
+  impl->initial.Init(&v.pieces, 0, v.pieces.size() - continuations);
+  if (split_continuation) impl->continuation.Init(&v.pieces, cont.size(), continuations);
   float min_score = 0;
   for (size_t i = 0; i < v.pieces.size(); ++i) {
     const std::string_view piece = v.pieces[i];
@@ -164,7 +178,7 @@ Status SubwordTokenizer::Create(const SubwordVocab& vocab, SubwordTokenizer* out
       if (i == 0 || v.scores[i] < min_score) min_score = v.scores[i];
     }
     bool fresh;
-    if (split_continuation && piece.size() > cont.size() && piece.substr(0, cont.size()) == cont) {
+    if (is_continuation(piece)) {
       fresh = impl->continuation.Insert(piece.substr(cont.size()), static_cast<uint32_t>(i));
     } else {
       fresh = impl->initial.Insert(piece, static_cast<uint32_t>(i));
@@ -188,8 +202,8 @@ bool SubwordTokenizer::enabled() const { return impl_ != nullptr; }
 
 void SubwordTokenizer::Normalize(std::string_view word, std::string* out) const {
   out->clear();
-  const bool lower = impl_ != nullptr && impl_->vocab.lowercase;
-  const bool strip = impl_ != nullptr && impl_->vocab.strip_accents;
+  const bool lower = impl_ != nullptr && impl_->vocab->lowercase;
+  const bool strip = impl_ != nullptr && impl_->vocab->strip_accents;
   std::string folded;
   size_t pos = 0;
   while (pos < word.size()) {
@@ -223,7 +237,7 @@ void SubwordTokenizer::Normalize(std::string_view word, std::string* out) const 
 
 bool SubwordTokenizer::Split(std::string_view word, std::vector<uint32_t>* ends, std::vector<uint32_t>* ids) const {
   if (impl_ == nullptr || word.empty() || word.size() >= kNoId) return false;
-  return impl_->vocab.kind == SubwordKind::kWordPiece ? impl_->SplitWordPiece(word, ends, ids)
+  return impl_->vocab->kind == SubwordKind::kWordPiece ? impl_->SplitWordPiece(word, ends, ids)
                                                       : impl_->SplitUnigram(word, ends, ids);
 }
 
@@ -232,7 +246,7 @@ bool SubwordTokenizer::Split(std::string_view word, std::vector<uint32_t>* ends,
 bool SubwordTokenizer::Impl::SplitWordPiece(std::string_view word, std::vector<uint32_t>* ends,
                                             std::vector<uint32_t>* ids) const {
   const size_t ends_size = ends->size(), ids_size = ids ? ids->size() : 0;
-  const PieceTable& cont = vocab.continuation_prefix.empty() ? initial : continuation;
+  const PieceTable& cont = vocab->continuation_prefix.empty() ? initial : continuation;
   size_t start = 0;
   while (start < word.size()) {
     const PieceTable& table = start == 0 ? initial : cont;
@@ -265,7 +279,7 @@ bool SubwordTokenizer::Impl::SplitUnigram(std::string_view word, std::vector<uin
                                           std::vector<uint32_t>* ids) const {
   thread_local Lattice lattice;
   Lattice& l = lattice;
-  l.text.assign(vocab.word_prefix);
+  l.text.assign(vocab->word_prefix);
   const size_t prefix = l.text.size();
   l.text.append(word);
   const std::string_view text = l.text;
@@ -289,7 +303,7 @@ bool SubwordTokenizer::Impl::SplitUnigram(std::string_view word, std::vector<uin
       const uint32_t id = initial.Find(h, text.substr(s, e - s));
       if (id == kNoId) continue;
       if (e == char_end) single = true;
-      const float score = base + vocab.scores[id];
+      const float score = base + vocab->scores[id];
       if (l.start[e] == kNoId || score > l.score[e]) l.score[e] = score, l.start[e] = static_cast<uint32_t>(s), l.id[e] = id;
     }
     if (!single) {

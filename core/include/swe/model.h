@@ -19,6 +19,7 @@ struct Kernels;
 }
 
 class SubwordTokenizer;
+class WordIndex;
 
 enum class DType : uint8_t { kF32 = 0, kF16 = 1, kInt8 = 2 };
 const char* dtype_name(DType dtype);  // "f32", "f16", "int8"
@@ -146,24 +147,15 @@ class Model {
   size_t file_size_ = 0;
   TokenizerConfig tokenizer_;
   Provenance provenance_;
-  std::unique_ptr<SubwordTokenizer> subword_;
+  std::unique_ptr<SubwordTokenizer> subword_;  // reads tokenizer_.subword in place: declared after it
   const simd::Kernels* kernels_ = nullptr;
-  // Open-addressing hash index over the vocabulary (linear probing, load <= 1/2). The word's first
-  // 8 bytes and its length live in the slot, so a word of up to 8 bytes is found (or rejected) by
-  // touching the slot alone, without the offsets and bytes of the vocabulary.
-  struct Slot {
-    uint64_t head;          // the word's first 8 bytes, zero-padded
-    uint32_t tag;           // the hash's high 24 bits | min(length, 255)
-    uint32_t row_plus_one;  // 0 = empty
-  };
-  std::vector<Slot> slots_;
-  uint32_t slot_mask_ = 0;
+  std::unique_ptr<WordIndex> index_;  // word -> row (core/src/word_index.h)
   bool ascii_upper_words_ = false;  // some vocabulary word has a byte in A-Z
   // Fails on a duplicate word.
   Status BuildIndex();
 };
 
-// Hash used for word lookup (FNV-1a style, 32 bit); exposed for tests.
+// The low 32 bits of the word index's hash (core/src/word_index.h HashWord64, seed 0).
 uint32_t HashWord(std::string_view word);
 
 }  // namespace swe

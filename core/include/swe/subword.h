@@ -21,6 +21,9 @@ class SubwordTokenizer {
 
   // Builds the piece lookup. Fails on duplicate or invalid pieces, or scores that do not match.
   static Status Create(const SubwordVocab& vocab, SubwordTokenizer* out);
+  // The same over `vocab` in place, without a copy: `vocab` must outlive the tokenizer (a model
+  // holds both).
+  static Status CreateInPlace(const SubwordVocab& vocab, SubwordTokenizer* out);
 
   bool enabled() const;
   // The teacher's normalisation of a word before splitting (case folding / accent stripping per vocab).

@@ -1,0 +1,173 @@
+#include "word_index.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bytes.h"
+
+namespace swe {
+namespace {
+
+constexpr uint32_t kWordsPerBucket = 2;  // 4 packs pilots tighter but makes loads ~1 ms slower (search)
+constexpr uint32_t kPilots = 1u << 16;  // pilots are uint16
+constexpr uint64_t kSeeds = 4;          // hash seeds tried before giving up
+
+uint32_t Range(uint32_t x, uint32_t n) { return static_cast<uint32_t>((uint64_t{x} * n) >> 32); }
+
+// The slot of a word hash under a pilot: the pilot's constant flips bits all over the hash and the
+// multiply carries every bit into the high half, so each pilot gives the bucket's words a fresh set
+// of positions. (One multiply: it runs twice per word looked up, in Prefetch and in Find.)
+uint32_t Place(uint64_t hash, uint32_t pilot, uint32_t slot_count) {
+  const uint64_t x = (hash ^ (pilot * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+  return Range(static_cast<uint32_t>(x >> 32), slot_count);
+}
+
+uint32_t BucketOf(uint64_t hash, uint32_t buckets) { return Range(static_cast<uint32_t>(hash >> 32), buckets); }
+
+}  // namespace
+
+uint64_t HashWord64(std::string_view word, uint64_t seed) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (seed * 0xD6E8FEB86659FD93ull) ^ (word.size() * 0xFF51AFD7ED558CCDull);
+  const char* p = word.data();
+  size_t n = word.size();
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) h = (h ^ LoadPartial(p, n)) * 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 32;
+  return h;
+}
+
+std::string_view WordIndex::word(uint32_t row) const {
+  return std::string_view(reinterpret_cast<const char*>(bytes_) + offsets_[row], offsets_[row + 1] - offsets_[row]);
+}
+
+uint32_t WordIndex::SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
+
+Status WordIndex::Build(const uint8_t* bytes, const uint32_t* offsets, uint32_t rows) {
+  bytes_ = bytes, offsets_ = offsets, rows_ = rows;
+  if (rows > 0xE0000000u) return Corrupt("vocabulary of " + std::to_string(rows) + " words is too large to index");
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    bool built = false;
+    SWE_RETURN_IF_ERROR(TryBuild(seed, &built));
+    if (built) return Status::Ok();
+  }
+  return Corrupt("the vocabulary's " + std::to_string(rows) + " words could not be indexed (their hashes collide)");
+}
+
+// Buckets are placed largest first (when the table is emptiest); each takes the first pilot that puts
+// all its words in free, distinct slots. Sets *built = false when a seed fails (a bucket with no
+// pilot among 65,536, e.g. two different words with one 64-bit hash: the next seed re-draws
+// everything). Two equal words never get distinct slots, so duplicates are looked for only there.
+Status WordIndex::TryBuild(uint64_t seed, bool* built) {
+  const uint32_t n = rows_;
+  seed_ = seed;
+  buckets_ = n / kWordsPerBucket + 1;
+  slot_count_ = n + n / 6 + 1;
+  std::vector<uint64_t> hash(n);
+  std::vector<uint32_t> start(buckets_ + 1, 0);
+  for (uint32_t row = 0; row < n; ++row) {
+    hash[row] = HashWord64(word(row), seed);
+    ++start[BucketOf(hash[row], buckets_) + 1];
+  }
+  for (uint32_t b = 0; b < buckets_; ++b) start[b + 1] += start[b];
+  std::vector<uint32_t> members(n);  // rows grouped by bucket
+  {
+    std::vector<uint32_t> next(start.begin(), start.end() - 1);
+    for (uint32_t row = 0; row < n; ++row) members[next[BucketOf(hash[row], buckets_)]++] = row;
+  }
+  uint32_t largest = 0;
+  for (uint32_t b = 0; b < buckets_; ++b) largest = std::max(largest, start[b + 1] - start[b]);
+  // Buckets by size, largest first (a counting sort).
+  std::vector<uint32_t> by_size(largest + 2, 0);
+  for (uint32_t b = 0; b < buckets_; ++b) ++by_size[largest - (start[b + 1] - start[b]) + 1];
+  for (uint32_t s = 0; s <= largest; ++s) by_size[s + 1] += by_size[s];
+  std::vector<uint32_t> order(buckets_);
+  for (uint32_t b = 0; b < buckets_; ++b) order[by_size[largest - (start[b + 1] - start[b])]++] = b;
+
+  pilots_ = std::make_unique<uint16_t[]>(buckets_);
+  std::vector<uint64_t> used((slot_count_ + 63) / 64, 0);
+  std::vector<uint32_t> placed(largest), slot_of(n);  // slot_of: by position in members
+  std::vector<uint64_t> bucket_hash(largest);
+  for (const uint32_t b : order) {
+    const uint32_t first = start[b], size = start[b + 1] - first;
+    if (size == 0) break;  // the rest are empty too
+    uint32_t pilot = 0;
+    for (uint32_t k = 0; k < size; ++k) bucket_hash[k] = hash[members[first + k]];
+    for (; pilot < kPilots; ++pilot) {
+      // All the bucket's slots, then one branch on whether any is taken: most trials fail, and a
+      // branch per word mispredicts more than the few extra multiplies cost.
+      uint64_t taken = 0;
+      for (uint32_t k = 0; k < size; ++k) {
+        const uint32_t slot = Place(bucket_hash[k], pilot, slot_count_);
+        placed[k] = slot;
+        taken |= used[slot / 64] >> (slot % 64);
+      }
+      if (taken & 1) continue;
+      bool twice = false;
+      for (uint32_t k = 1; k < size; ++k) {
+        for (uint32_t j = 0; j < k; ++j) twice |= placed[j] == placed[k];
+      }
+      if (!twice) break;
+    }
+    if (pilot == kPilots) {  // two words with one hash share a slot under every pilot: a duplicate?
+      for (uint32_t i = first; i < first + size; ++i) {
+        for (uint32_t j = first; j < i; ++j) {
+          if (hash[members[i]] == hash[members[j]] && word(members[i]) == word(members[j])) {
+            return Corrupt("duplicate vocabulary word '" + std::string(word(members[i])) + "'");
+          }
+        }
+      }
+      *built = false;
+      return Status::Ok();
+    }
+    pilots_[b] = static_cast<uint16_t>(pilot);
+    for (uint32_t k = 0; k < size; ++k) {
+      used[placed[k] / 64] |= uint64_t{1} << (placed[k] % 64);
+      slot_of[first + k] = placed[k];
+    }
+  }
+  slots_ = std::make_unique<Slot[]>(slot_count_);
+  constexpr uint32_t kAhead = 8;  // the slot writes land at random: start their lines early
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(&slots_[slot_of[i + kAhead]], 1);
+    const uint32_t row = members[i];
+    const std::string_view w = word(row);
+    slots_[slot_of[i]] = Slot{LoadPartial(w.data(), w.size()), KeyTag(static_cast<uint32_t>(hash[row]), w.size()), row + 1};
+  }
+  *built = true;
+  return Status::Ok();
+}
+
+// A word of up to 8 bytes matches when tag (so length) and head agree; a longer one compares the rest.
+int64_t WordIndex::Find(std::string_view w) const {
+  if (slots_ == nullptr) return -1;
+  const uint64_t hash = HashWord64(w, seed_);
+  const Slot& slot = slots_[SlotOf(hash)];
+  if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), w.size()) ||
+      slot.head != LoadPartial(w.data(), w.size())) {
+    return -1;
+  }
+  const uint32_t row = slot.row_plus_one - 1;
+  if (w.size() > 8 && word(row).substr(8) != w.substr(8)) return -1;
+  return row;
+}
+
+void WordIndex::Prefetch(std::string_view w) const {
+  if (slots_ != nullptr) __builtin_prefetch(&slots_[SlotOf(HashWord64(w, seed_))]);
+}
+
+size_t WordIndex::bytes() const {
+  return slots_ == nullptr ? 0 : slot_count_ * sizeof(Slot) + buckets_ * sizeof(uint16_t);
+}
+
+}  // namespace swe
