@@ -80,6 +80,10 @@ declare -A variants=(
   # kdconv, copied to build/objectives/gpu-kdconv.swe).
   [gpu-kdconv-para5]='from_model("gpu-kdconv"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [gpu-kdconv-para5-seed2]='from_model("gpu-kdconv"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
+  # The same step on the two other GPU runs (vocab122k, kdmore700k; copied to build/objectives/gpu-NAME.swe).
+  [gpu-vocab122k-para5]='from_model("gpu-vocab122k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  [gpu-vocab122k-para5-seed2]='from_model("gpu-vocab122k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
+  [gpu-kdmore700k-para5]='from_model("gpu-kdmore700k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
 )
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt

@@ -10,7 +10,8 @@
 #              at most 15 epochs (each 7 times as long)
 # Writes OUT/NAME.swe (split into 15 MB parts when larger: `cat NAME.swe.part* > NAME.swe`),
 # OUT/logs.tar.gz (recipes, logs, each stage's JSON with its seconds) and prints each run's wall time;
-# SWE_GPU_TIMEOUT (seconds) stops each run, which then leaves no model.
+# SWE_GPU_TIMEOUT (seconds) stops each run, which then leaves no model; SWE_GPU_THREADS (default 5)
+# sets each run's CPU threads (15 for one run alone on the 16-core machine).
 #   bash scripts/gpu/experiments.sh OUT [NAME...]
 set -eo pipefail
 out=$1; shift
@@ -21,11 +22,12 @@ trainer=build/trainer-cuda/trainer/swe-trainer
 mkdir -p build/gpu "$out"
 [ -s .gpu/corpus.txt ] || unzstd .gpu/en-sentences.txt.zst > .gpu/corpus.txt
 [ -s .gpu/unseen.txt ] || tail -n +1000001 .gpu/corpus.txt > .gpu/unseen.txt
-python3 - <<'PY'
-import json
+SWE_GPU_THREADS=${SWE_GPU_THREADS:-5} python3 - <<'PY'
+import json, os
 def recipe(path, name, epochs):
     r = json.load(open(path))
-    r.update(name="swe-" + name, work_dir="build/train/gpu-" + name, device="cuda", threads=5)
+    r.update(name="swe-" + name, work_dir="build/train/gpu-" + name, device="cuda",
+             threads=int(os.environ["SWE_GPU_THREADS"]))
     r["corpus"]["paths"] = [".gpu/corpus.txt"]
     r["export"]["path"] = "build/gpu/" + name + ".swe"
     r["refine"].update(max_epochs=epochs, patience=5)
