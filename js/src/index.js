@@ -25,17 +25,23 @@ export async function loadModel(source, options = {}) {
   checkLoadOptions(options);
   const wasm = await initialize(options);
   const { bytes, commit } = await readSource(source, options);
-  const dataPtr = wasm.copyIn(bytes);
-  let model;
+  // The bytes go once into a heap buffer that the model takes over (a raw payload is used where it
+  // lies): one copy, not two, and no second 11 MB in the heap while loading.
+  const dataPtr = wasm.m._swe_model_buffer_new(bytes.length);
+  if (!dataPtr) wasm.throwOutOfMemory(bytes.length);
+  wasm.u8.set(bytes, dataPtr);
+  let handedOver = false;  // from the load call on, the buffer is the model's (or freed by it)
+  let ptr;
   try {
-    const ptr = wasm.withScratch(8, (p) => {
-      wasm.check(wasm.m._swe_model_load_from_bytes(dataPtr, bytes.length, 0, p), 'loadModel');
+    ptr = wasm.withScratch(8, (p) => {
+      handedOver = true;
+      wasm.check(wasm.m._swe_model_load_from_buffer(dataPtr, bytes.length, 0, p), 'loadModel');
       return new Uint32Array(wasm.u8.buffer, p, 1)[0];
     });
-    model = new Model(wasm, ptr);
   } finally {
-    wasm.free(dataPtr);
+    if (!handedOver) wasm.m._swe_model_buffer_free(dataPtr);
   }
+  const model = new Model(wasm, ptr);
   await commit();  // cached only once it proved to be a valid model
   return model;
 }

@@ -133,11 +133,13 @@ export class Sweasm {
 
   malloc(size) {
     const ptr = this.m._malloc(Math.max(size, 1));
-    if (!ptr) {
-      const status = this.statusCodes['out of memory'];
-      throw new SweError(`out of memory (allocating ${size} bytes in the wasm heap)`, this.statusNames[status], status);
-    }
+    if (!ptr) this.throwOutOfMemory(size);
     return ptr;
+  }
+
+  throwOutOfMemory(size) {
+    const status = this.statusCodes['out of memory'];
+    throw new SweError(`out of memory (allocating ${size} bytes in the wasm heap)`, this.statusNames[status], status);
   }
 
   free(ptr) { if (ptr) this.m._free(ptr); }

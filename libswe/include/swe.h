@@ -130,6 +130,20 @@ SWE_API swe_status swe_model_load_from_bytes(const uint8_t * data, size_t size, 
  * read once into memory the model keeps, so a raw payload (docs/FORMAT.md) is used in place. */
 SWE_API swe_status swe_model_load_from_file(const char * path, const swe_load_params * params, swe_model ** out);
 
+/* A buffer for a model file that swe_model_load_from_buffer() takes over: `size` bytes, 8-byte
+ * aligned (a raw payload is then used where it lies), NULL when out of memory. Fill it with the
+ * file's bytes (e.g. from JS, straight into the wasm heap), then load it; free it with
+ * swe_model_buffer_free() only if it is never loaded. */
+SWE_API uint8_t * swe_model_buffer_new(size_t size);
+SWE_API void swe_model_buffer_free(uint8_t * buffer);
+
+/* Loads a model from `size` bytes (at most what swe_model_buffer_new() was asked for) of a buffer
+ * from swe_model_buffer_new(), which the call takes over whatever it returns: the model keeps it (a
+ * raw payload is used in place, no copy: half the peak memory of swe_model_load_from_bytes()) or
+ * it is freed. `buffer` NULL is an invalid argument. */
+SWE_API swe_status swe_model_load_from_buffer(uint8_t * buffer, size_t size, const swe_load_params * params,
+                                              swe_model ** out);
+
 /* Frees a model (NULL is allowed). Strings the model returned become invalid. */
 SWE_API void swe_model_free(swe_model * model);
 

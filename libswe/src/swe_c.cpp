@@ -1,11 +1,13 @@
 // The C API (libswe/include/swe.h) over core: status, models, encoding and tokenization.
 // Index functions are in swe_c_index.cpp. Every entry point runs inside Guard(): nothing throws out.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -187,6 +189,26 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     }
     if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
     return SWE_OK;
+  });
+}
+
+// Whole words, so that the model can own the buffer as the file reader's word array.
+uint8_t* swe_model_buffer_new(size_t size) {
+  if (size > SIZE_MAX - 7) return nullptr;
+  return reinterpret_cast<uint8_t*>(new (std::nothrow) uint64_t[std::max<size_t>(1, (size + 7) / 8)]);
+}
+
+void swe_model_buffer_free(uint8_t* buffer) { delete[] reinterpret_cast<uint64_t*>(buffer); }
+
+swe_status swe_model_load_from_buffer(uint8_t* buffer, size_t size, const swe_load_params* params, swe_model** out) {
+  std::unique_ptr<uint64_t[]> words(reinterpret_cast<uint64_t*>(buffer));  // taken over on every path
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(out != nullptr, "swe_model_load_from_buffer: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(buffer != nullptr, "swe_model_load_from_buffer: buffer is NULL");
+    return NewModelHandle([&](std::unique_ptr<swe::Model>* model) {
+      return swe::ReadModel(std::move(words), size, model, swe::capi::ToReadLimits(params));
+    }, out);
   });
 }
 

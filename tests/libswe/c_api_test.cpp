@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "c_api_fixture.h"
+
 #include "core/test_models.h"
 #include "swe/encoder.h"
 #include "swe/model_file.h"
@@ -162,6 +164,36 @@ TEST_F(CApiTest, LoadFromFile) {
   EXPECT_EQ(swe_model_load_from_file(path.c_str(), nullptr, &m), SWE_ERR_CORRUPT);
   EXPECT_EQ(std::string(swe_last_error()).rfind(path + ": ", 0), 0u) << swe_last_error();
   std::remove(path.c_str());
+}
+
+// swe_model_load_from_buffer (what JS loads through): the same model as from bytes, zstd or raw (used
+// in place), and the buffer is the call's on every path (ASan's leak check sees a buffer left over).
+TEST_F(CApiTest, LoadFromBufferTakesTheBufferOver) {
+  for (const std::vector<uint8_t>& file : {bytes_, swe::testing::ModelBytes(Contents(), swe::DType::kF32, 0)}) {
+    uint8_t* buffer = swe_model_buffer_new(file.size());
+    ASSERT_NE(buffer, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer) % 8, 0u);
+    std::memcpy(buffer, file.data(), file.size());
+    swe_model* m = nullptr;
+    ASSERT_EQ(swe_model_load_from_buffer(buffer, file.size(), nullptr, &m), SWE_OK) << swe_last_error();
+    EXPECT_EQ(swe_model_get_vocab_size(m), swe_model_get_vocab_size(model_.get()));
+    std::vector<float> v(kDims);
+    ASSERT_EQ(swe_model_encode_text(m, kTexts[0].data(), kTexts[0].size(), nullptr, v.data(), v.size(), nullptr), SWE_OK);
+    EXPECT_TRUE(BitEqual(v, CoreEncode(kTexts[0])));
+    swe_model_free(m);
+  }
+  swe_model* m = reinterpret_cast<swe_model*>(0x1);
+  uint8_t* garbage = swe_model_buffer_new(1000);
+  ASSERT_NE(garbage, nullptr);
+  std::memset(garbage, 0xAB, 1000);
+  EXPECT_EQ(swe_model_load_from_buffer(garbage, 1000, nullptr, &m), SWE_ERR_CORRUPT);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_EQ(swe_model_load_from_buffer(swe_model_buffer_new(10), 10, nullptr, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_load_from_buffer(nullptr, 10, nullptr, &m), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("buffer is NULL"), std::string::npos);
+  EXPECT_EQ(swe_model_buffer_new(SIZE_MAX), nullptr);
+  swe_model_buffer_free(swe_model_buffer_new(0));
+  swe_model_buffer_free(nullptr);
 }
 
 TEST_F(CApiTest, EncodeEqualsCore) {
