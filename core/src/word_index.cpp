@@ -13,6 +13,9 @@ namespace {
 constexpr uint32_t kWordsPerBucket = 2;  // 4 packs pilots tighter but makes loads ~1 ms slower (search)
 constexpr uint32_t kPilots = 1u << 16;  // pilots are uint16
 constexpr uint64_t kSeeds = 4;          // hash seeds tried before giving up
+// A bucket this large never happens by chance (about 2 words each); words chosen to crowd one bucket
+// under a seed make that seed give up at once instead of searching pilots for them.
+constexpr uint32_t kMaxBucket = 64;
 
 uint32_t Range(uint32_t x, uint32_t n) { return static_cast<uint32_t>((uint64_t{x} * n) >> 32); }
 
@@ -87,6 +90,10 @@ Status WordIndex::TryBuild(uint64_t seed, bool* built) {
   }
   uint32_t largest = 0;
   for (uint32_t b = 0; b < buckets_; ++b) largest = std::max(largest, start[b + 1] - start[b]);
+  if (largest > kMaxBucket) {
+    *built = false;
+    return Status::Ok();
+  }
   // Buckets by size, largest first (a counting sort).
   std::vector<uint32_t> by_size(largest + 2, 0);
   for (uint32_t b = 0; b < buckets_; ++b) ++by_size[largest - (start[b + 1] - start[b]) + 1];

@@ -86,5 +86,21 @@ TEST(WordIndex, SurvivesTwoWordsWithOneHash) {
   EXPECT_EQ(index.Find("y"), 2);
 }
 
+// 100 words crowded into one bucket under seed 0 (found by trying names: a hostile file could do
+// the same): that seed gives up and the next indexes them.
+TEST(WordIndex, IndexesWordsCrowdedIntoOneBucket) {
+  const uint32_t buckets = 100 / 2 + 1;  // WordIndex's count for 100 words
+  std::vector<std::string> words;
+  for (int i = 0; words.size() < 100; ++i) {
+    const std::string w = "crowd" + std::to_string(i);
+    if (((HashWord64(w, 0) >> 32) * buckets) >> 32 == 0) words.push_back(w);
+  }
+  const Vocabulary v(words);
+  WordIndex index;
+  ASSERT_TRUE(v.Build(&index).ok());
+  for (uint32_t i = 0; i < words.size(); ++i) EXPECT_EQ(index.Find(words[i]), i) << words[i];
+  EXPECT_EQ(index.Find("crowd"), -1);
+}
+
 }  // namespace
 }  // namespace swe
