@@ -1,4 +1,5 @@
-// Small byte helpers shared by the hash tables of the model and the subword tokenizer.
+// Small byte helpers shared by the hash tables of the model and the subword tokenizer, and whether
+// this target prefetches.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,15 @@ inline uint64_t LoadPartial(const char* p, size_t n) {
   const auto b = [p](size_t i) { return uint64_t{static_cast<uint8_t>(p[i])} << (8 * i); };
   return b(0) | b(n / 2) | b(n - 1);
 }
+
+// Whether __builtin_prefetch does anything. wasm has no prefetch instruction, but LLVM keeps the
+// intrinsic (and the address arithmetic feeding it: a word's hash, its slot) until the backend drops
+// it, so callers skip that work themselves there.
+#if defined(__wasm__)
+inline constexpr bool kHasPrefetch = false;
+#else
+inline constexpr bool kHasPrefetch = true;
+#endif
 
 // A hash-table key's inline part: its first 8 bytes and a tag of 24 hash bits and the length, so
 // that a key of up to 8 bytes is compared without reading it from elsewhere.

@@ -74,6 +74,7 @@ int64_t Model::find(std::string_view w) const { return index_->Find(w); }
 void Model::Prefetch(std::string_view w) const { index_->Prefetch(w); }
 
 void Model::PrefetchRow(uint32_t id) const {
+  if (!kHasPrefetch) return;
   const size_t bytes = dims_ * (dtype_ == DType::kF32 ? 4 : dtype_ == DType::kF16 ? 2 : 1);
   const uint8_t* row = table_ + id * bytes;
   for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b);

@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 
+#include "bytes.h"
 #include "swe/subword.h"
 #include "swe/unicode.h"
 
@@ -358,7 +359,7 @@ void Tokenizer::Impl::Run(std::string_view text, Sink&& sink) {
 
 // Starts loading the slot that step 2's first lookup of the span will read.
 void Tokenizer::Impl::Prefetch(std::string_view text, const Span& span) {
-  if (span.kind == Kind::kInvalid) return;
+  if (!kHasPrefetch || span.kind == Kind::kInvalid) return;
   const std::string_view word = text.substr(span.begin, span.end - span.begin);
   if (!(span.ascii && span.upper && config.fold_case && !model.has_ascii_upper_words())) {
     model.Prefetch(word);

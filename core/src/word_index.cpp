@@ -170,7 +170,7 @@ int64_t WordIndex::Find(std::string_view w) const {
 }
 
 void WordIndex::Prefetch(std::string_view w) const {
-  if (slots_ != nullptr) __builtin_prefetch(&slots_[SlotOf(HashWord64(w, seed_))]);
+  if (kHasPrefetch && slots_ != nullptr) __builtin_prefetch(&slots_[SlotOf(HashWord64(w, seed_))]);
 }
 
 size_t WordIndex::bytes() const {
