@@ -1,10 +1,11 @@
-// Small byte helpers shared by the hash tables of the model and the subword tokenizer, and whether
-// this target prefetches.
+// Small byte helpers shared by the hash tables of the model and the subword tokenizer, string lists
+// as the model stores them, and whether this target prefetches.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace swe {
 
@@ -26,6 +27,17 @@ inline uint64_t LoadPartial(const char* p, size_t n) {
   const auto b = [p](size_t i) { return uint64_t{static_cast<uint8_t>(p[i])} << (8 * i); };
   return b(0) | b(n / 2) | b(n - 1);
 }
+
+// `count` strings stored as one blob and count + 1 offsets (a model's vocabulary, a string list as
+// the reader validated it).
+struct StringsView {
+  const uint8_t* bytes = nullptr;
+  const uint32_t* offsets = nullptr;
+  uint32_t count = 0;
+  std::string_view at(uint32_t i) const {
+    return std::string_view(reinterpret_cast<const char*>(bytes) + offsets[i], offsets[i + 1] - offsets[i]);
+  }
+};
 
 // Whether __builtin_prefetch does anything. wasm has no prefetch instruction, but LLVM keeps the
 // intrinsic (and the address arithmetic feeding it: a word's hash, its slot) until the backend drops

@@ -56,17 +56,14 @@ uint32_t HashWord(std::string_view word) { return static_cast<uint32_t>(HashWord
 Model::Model() : subword_(std::make_unique<SubwordTokenizer>()) {}
 Model::~Model() = default;
 
-std::string_view Model::word(uint32_t id) const {
-  const uint32_t begin = word_offsets_[id], end = word_offsets_[id + 1];
-  return std::string_view(reinterpret_cast<const char*>(word_bytes_) + begin, end - begin);
-}
+std::string_view Model::word(uint32_t id) const { return StringsView{word_bytes_, word_offsets_, rows_}.at(id); }
 
 Status Model::BuildIndex() {
   // Every word of the blob is a vocabulary word: one scan for a capital instead of one per word.
   const uint8_t* bytes_end = word_bytes_ + word_offsets_[rows_];
   ascii_upper_words_ = std::any_of(word_bytes_, bytes_end, [](uint8_t c) { return c >= 'A' && c <= 'Z'; });
   index_ = std::make_unique<WordIndex>();
-  return index_->Build(word_bytes_, word_offsets_, rows_);
+  return index_->Build(StringsView{word_bytes_, word_offsets_, rows_});
 }
 
 int64_t Model::find(std::string_view w) const { return index_->Find(w); }

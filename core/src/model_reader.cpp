@@ -9,6 +9,7 @@
 #include <new>
 #include <string>
 
+#include "bytes.h"
 #include "container.h"
 #include "simd/kernels.h"
 #include "swe.capnp.h"
@@ -18,16 +19,6 @@
 
 namespace swe {
 namespace {
-
-// A validated view of a StringList: `count` strings in `bytes` at `offsets`.
-struct StringsView {
-  const uint8_t* bytes = nullptr;
-  const uint32_t* offsets = nullptr;
-  uint32_t count = 0;
-  std::string_view at(uint32_t i) const {
-    return std::string_view(reinterpret_cast<const char*>(bytes) + offsets[i], offsets[i + 1] - offsets[i]);
-  }
-};
 
 bool Aligned(const void* p, size_t alignment) { return reinterpret_cast<uintptr_t>(p) % alignment == 0; }
 

@@ -50,14 +50,11 @@ uint64_t HashWord64(std::string_view word, uint64_t seed) {
   return h;
 }
 
-std::string_view WordIndex::word(uint32_t row) const {
-  return std::string_view(reinterpret_cast<const char*>(bytes_) + offsets_[row], offsets_[row + 1] - offsets_[row]);
-}
-
 uint32_t WordIndex::SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
 
-Status WordIndex::Build(const uint8_t* bytes, const uint32_t* offsets, uint32_t rows) {
-  bytes_ = bytes, offsets_ = offsets, rows_ = rows;
+Status WordIndex::Build(const StringsView& words) {
+  words_ = words;
+  const uint32_t rows = words.count;
   if (rows > 0xE0000000u) return Corrupt("vocabulary of " + std::to_string(rows) + " words is too large to index");
   for (uint64_t seed = 0; seed < kSeeds; ++seed) {
     bool built = false;
@@ -72,7 +69,7 @@ Status WordIndex::Build(const uint8_t* bytes, const uint32_t* offsets, uint32_t 
 // pilot among 65,536, e.g. two different words with one 64-bit hash: the next seed re-draws
 // everything). Two equal words never get distinct slots, so duplicates are looked for only there.
 Status WordIndex::TryBuild(uint64_t seed, bool* built) {
-  const uint32_t n = rows_;
+  const uint32_t n = words_.count;
   seed_ = seed;
   buckets_ = n / kWordsPerBucket + 1;
   slot_count_ = n + n / 6 + 1;

@@ -13,16 +13,17 @@
 #include <memory>
 #include <string_view>
 
+#include "bytes.h"
 #include "swe/status.h"
 
 namespace swe {
 
 class WordIndex {
  public:
-  // Indexes the `rows` words stored as bytes[offsets[i] .. offsets[i + 1]) (kept, not copied: they
-  // must outlive the index). Fails on a duplicate word, or (never seen for real vocabularies; the
-  // bounded search keeps hostile files from hanging the load) when no pilots are found.
-  Status Build(const uint8_t* bytes, const uint32_t* offsets, uint32_t rows);
+  // Indexes the words (kept, not copied: they must outlive the index). Fails on a duplicate word, or
+  // (never seen for real vocabularies; the bounded search keeps hostile files from hanging the load)
+  // when no pilots are found.
+  Status Build(const StringsView& words);
   // Row of `word` (exact bytes), or -1.
   int64_t Find(std::string_view word) const;
   // Starts loading the slot Find(word) will read.
@@ -36,13 +37,12 @@ class WordIndex {
     uint32_t tag = 0;           // 24 hash bits | min(length, 255) (bytes.h KeyTag)
     uint32_t row_plus_one = 0;  // 0 = empty
   };
-  std::string_view word(uint32_t row) const;
+  std::string_view word(uint32_t row) const { return words_.at(row); }
   uint32_t SlotOf(uint64_t hash) const;
   Status TryBuild(uint64_t seed, bool* built);
 
-  const uint8_t* bytes_ = nullptr;
-  const uint32_t* offsets_ = nullptr;
-  uint32_t rows_ = 0, buckets_ = 0, slot_count_ = 0;
+  StringsView words_;
+  uint32_t buckets_ = 0, slot_count_ = 0;
   uint64_t seed_ = 0;
   std::unique_ptr<uint16_t[]> pilots_;
   std::unique_ptr<Slot[]> slots_;

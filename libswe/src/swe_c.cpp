@@ -179,9 +179,7 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     if (read == swe::util::WordsRead::kFailed) return Fail(SWE_ERR_IO, error);
     swe_status s;
     if (read == swe::util::WordsRead::kDone) {  // a raw payload is used where it landed
-      s = NewModelHandle([&](std::unique_ptr<swe::Model>* model) {
-        return swe::ReadModel(std::move(words), size, model, swe::capi::ToReadLimits(params));
-      }, out);
+      s = swe_model_load_from_buffer(reinterpret_cast<uint8_t*>(words.release()), size, params, out);
     } else {
       std::vector<uint8_t> bytes;
       if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);

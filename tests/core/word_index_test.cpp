@@ -22,8 +22,8 @@ struct Vocabulary {
     }
   }
   Status Build(WordIndex* index) const {
-    return index->Build(reinterpret_cast<const uint8_t*>(bytes.data()), offsets.data(),
-                        static_cast<uint32_t>(offsets.size() - 1));
+    return index->Build(StringsView{reinterpret_cast<const uint8_t*>(bytes.data()), offsets.data(),
+                                    static_cast<uint32_t>(offsets.size() - 1)});
   }
 };
 
