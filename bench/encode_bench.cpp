@@ -1,7 +1,7 @@
 // Single-thread encode and search throughput.
 //
 //   encode_bench [--data DIR] [--model FILE.swe] [--text FILE] [--dtype NAME] [--repeats N]
-//                [--min-time SECONDS] [--simd NAME] [--no-index]
+//                [--min-time SECONDS] [--simd NAME] [--no-index] [--mode NAME]
 //
 // Sentences: the STS-B dev set (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1 and s2; DIR
 // defaults to ../shared/data next to the repository). Model: FILE if given (re-written as f32, f16
@@ -11,16 +11,17 @@
 // NAME measures only that one, in this process.
 //
 // --text FILE (one text per line, e.g. from bench/text_corpus.sh): measured like the STS-B sentences,
-// plus the unknown-word path: "unknown_cold" resolves each distinct unknown word of FILE once with a
-// fresh tokenizer (ns per unknown word), "unknown_repeat" a text of 10 of them over and over (the
-// tokenizer's cache of resolved unknown words). --dtype NAME: only that table dtype.
+// plus the unknown-word path: "unknown_cold" resolves each distinct unknown word of FILE once with
+// the thread's cache of resolved unknown words emptied first (ns per unknown word), "unknown_repeat"
+// a text of 10 of them over and over (that cache). --dtype NAME: only that table dtype.
 //
 // Modes: "tokenize" (Tokenizer::Encode only), "accumulate" (the rows of pre-tokenized ids summed
 // with one Model::AccumulateRow call per word, then normalised), "gather" (the same with one
 // Model::AccumulateRows call per text: the encoder's path), "encode" (Encoder::Encode: the whole
 // thing), "encode_per_call" (a new Encoder per text, as the C API's swe_model_encode_text makes).
 // Each number is the median of --repeats timings, each timing at least --min-time of this
-// thread's CPU time (so that other work on a shared machine does not count).
+// thread's CPU time (so that other work on a shared machine does not count). --mode NAME: only that
+// mode of the STS-B and text runs (for a profiler: `perf record encode_bench ... --mode tokenize`).
 // Output: one JSON object per line on stdout; a human summary on stderr.
 #include <spawn.h>
 #include <sys/wait.h>
@@ -62,6 +63,7 @@ struct Options {
   std::string simd;  // measure only this variant, in this process
   std::string text;  // a realistic-text corpus, one text per line
   std::string dtype;  // only this table dtype
+  std::string mode;   // only this mode
   int repeats = 7;
   double min_time = 0.2;
   bool skip_index = false;
@@ -217,8 +219,8 @@ void Report(const Options& o, const swe::Model& model, const std::string& model_
 }
 
 // The unknown-word path on `texts`: its distinct words that step 2 does not find, resolved cold
-// (a fresh tokenizer per pass: every word takes the subword fallback) and repeated (10 of them in
-// one text, encoded again and again by one tokenizer: its cache answers).
+// (the thread's cache of resolved unknown words emptied before each pass: every word takes the
+// subword fallback) and repeated (10 of them in one text, encoded again and again: the cache answers).
 void BenchUnknown(const Options& o, const std::string& model_name, const swe::Model& model,
                   const std::vector<std::string>& texts) {
   swe::Tokenizer tokenizer(model);
@@ -241,15 +243,19 @@ void BenchUnknown(const Options& o, const std::string& model_name, const swe::Mo
                100.0 * unknown_total / std::max<size_t>(1, total), unknown.size());
   if (unknown.size() < 10) return;
   std::vector<uint32_t> ids;
-  const double cold = MedianSeconds(o, [&] {
-    swe::Tokenizer fresh(model);
-    for (const std::string& w : unknown) {
-      ids.clear();
-      fresh.Encode(w, &ids);
-    }
-    g_sink = static_cast<float>(ids.size());
-  });
-  Report(o, model, model_name, "text", "unknown_cold", unknown.size(), unknown.size(), cold);
+  const auto wanted = [&o](const char* mode) { return o.mode.empty() || o.mode == mode; };
+  if (wanted("unknown_cold")) {
+    const double cold = MedianSeconds(o, [&] {
+      swe::Tokenizer::ForgetUnknownWords();
+      for (const std::string& w : unknown) {
+        ids.clear();
+        tokenizer.Encode(w, &ids);
+      }
+      g_sink = static_cast<float>(ids.size());
+    });
+    Report(o, model, model_name, "text", "unknown_cold", unknown.size(), unknown.size(), cold);
+  }
+  if (!wanted("unknown_repeat")) return;
   std::string ten;
   for (size_t i = 0; i < 10; ++i) ten += unknown[i * (unknown.size() / 10)] + " ";
   const double repeat = MedianSeconds(o, [&] {
@@ -313,6 +319,7 @@ void BenchEncode(const Options& o, const std::string& model_name, const swe::Mod
        }},
   };
   for (const auto& [mode, pass] : modes) {
+    if (!o.mode.empty() && mode != o.mode) continue;
     Report(o, model, model_name, corpus, mode, sentences.size(), words, MedianSeconds(o, pass));
   }
   std::fflush(stdout);
@@ -426,6 +433,8 @@ int main(int argc, char** argv) {
       o.text = value();
     else if (a == "--dtype")
       o.dtype = value();
+    else if (a == "--mode")
+      o.mode = value();
     else if (a == "--no-index")
       o.skip_index = true;
     else

@@ -1,6 +1,7 @@
 #include "swe/model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "bytes.h"
@@ -53,7 +54,10 @@ bool ParseCjkMode(std::string_view name, CjkMode* out) {
 // The low half of HashWord64 with seed 0 (the tokenizer's cache of unknown words).
 uint32_t HashWord(std::string_view word) { return static_cast<uint32_t>(HashWord64(word, 0)); }
 
-Model::Model() : subword_(std::make_unique<SubwordTokenizer>()) {}
+Model::Model() : subword_(std::make_unique<SubwordTokenizer>()) {
+  static std::atomic<uint64_t> next_serial{1};
+  serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
+}
 Model::~Model() = default;
 
 std::string_view Model::word(uint32_t id) const { return StringsView{word_bytes_, word_offsets_, rows_}.at(id); }
@@ -67,8 +71,6 @@ Status Model::BuildIndex() {
 }
 
 int64_t Model::find(std::string_view w) const { return index_->Find(w); }
-
-void Model::Prefetch(std::string_view w) const { index_->Prefetch(w); }
 
 void Model::PrefetchRow(uint32_t id) const {
   if (!kHasPrefetch) return;

@@ -24,72 +24,83 @@ inline bool IsCharEnd(std::string_view s, size_t end) {
   return end == s.size() || (static_cast<uint8_t>(s[end]) & 0xC0) != 0x80;
 }
 
-// Open-addressing set of byte strings -> piece id. Keys are the vocabulary's pieces, less the first
-// `skip` bytes (the continuation table's prefix); hashes are FNV-1a so callers can hash incrementally.
-// A slot holds the key's first 8 bytes and length (bytes.h): most pieces are compared in the slot.
-// A bit set over the hashes of every key's prefixes lets a caller stop extending a candidate as soon
-// as it is no piece's prefix (a false positive only costs a probe), instead of trying every length.
-class PieceTable {
+// The pieces as a byte trie kept in one open-addressing table: a node per distinct byte prefix of a
+// piece, under one of two roots (WordPiece's continuation pieces, less their prefix, hang from the
+// second). A node's slot holds exactly (parent node, last byte) as its key, and it is found by the
+// FNV-1a hash of the prefix's bytes, which callers extend byte by byte: splitting steps from a start
+// position one byte and one probe at a time until the bytes are no piece's prefix. No strings are
+// compared, and a step costs the same for any piece length (docs/BENCHMARKS.md, "Unknown words").
+class PieceTrie {
  public:
-  void Init(const std::vector<std::string>* pieces, size_t skip, size_t count) {
-    size_t cap = 16;
-    while (cap < count * 2) cap <<= 1;
-    slots_.assign(cap, Slot{});
-    pieces_ = pieces;
-    skip_ = skip;
-    mask_ = cap - 1;
-    prefixes_.assign(kPrefixBits / 64, 0);
-  }
-  // Returns false when the key is already present.
-  bool Insert(std::string_view key, uint32_t id) {
-    uint64_t h = kFnvOffset;
-    for (char c : key) {
-      h = HashStep(h, c);
-      const uint64_t bit = PrefixBit(h);
-      prefixes_[bit / 64] |= uint64_t{1} << (bit % 64);
+  static constexpr uint32_t kNone = kNoId;
+  // Nodes are slot indices below kRoots; the two roots are kInitial and kContinuation.
+  static constexpr uint32_t kRoots = (1u << 24) - 2, kInitial = kRoots, kContinuation = kRoots + 1;
+
+  static uint64_t Seed(uint32_t root) { return root == kInitial ? kFnvOffset : kFnvOffset ^ 0x5bd1e995u; }
+  // The child of `node` by `byte`, whose prefix hash is h (HashStep of the node's hash), or kNone.
+  uint32_t Step(uint32_t node, uint8_t byte, uint64_t h) const {
+    const uint32_t key = node << 8 | byte;
+    for (uint32_t i = Home(h);; i = i + 1 == cap_ ? 0 : i + 1) {
+      const Slot& slot = slots_[i];
+      if (slot.key == kEmpty) return kNone;  // first: a query key may equal kEmpty (root, 0xFF)
+      if (slot.key == key) return i;
     }
-    if (Find(h, key) != kNoId) return false;
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.id == kNoId) {
-        s = Slot{LoadPartial(key.data(), key.size()), KeyTag(static_cast<uint32_t>(h >> 32), key.size()), id};
-        if (key.size() > max_len_) max_len_ = key.size();
-        return true;
+  }
+  // The piece that ends at `node`, or kNoId (a prefix of pieces only).
+  uint32_t id(uint32_t node) const { return slots_[node].id; }
+
+  // Builds the trie of `count` keys: key(i) = {root, bytes} for i < count; the piece id of key i is i.
+  // Fails on a duplicate key (named by name(i)) or a trie too large.
+  template <class Key, class Name>
+  Status Build(size_t count, Key key, Name name) {
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; ++i) bytes += key(i).second.size();
+    // About 2.3 nodes a piece in real vocabularies; load <= 1/2, growing (rebuilt) if more.
+    uint64_t cap = std::max<uint64_t>(16, std::min<uint64_t>(2 * bytes, 5 * uint64_t{count}) + 1);
+    for (;;) {
+      if (cap > kRoots) return InvalidArgument("subword vocabulary has too many distinct prefixes to index");
+      cap_ = static_cast<uint32_t>(cap);
+      slots_.assign(cap_, Slot{});
+      size_t nodes = 0;
+      bool full = false;
+      for (size_t i = 0; i < count && !full; ++i) {
+        const auto [root, piece] = key(i);
+        uint32_t node = root;
+        uint64_t h = Seed(root);
+        for (char c : piece) {
+          h = HashStep(h, c);
+          const uint32_t key_here = node << 8 | static_cast<uint8_t>(c);
+          uint32_t slot = Home(h);
+          while (slots_[slot].key != kEmpty && slots_[slot].key != key_here) slot = slot + 1 == cap_ ? 0 : slot + 1;
+          if (slots_[slot].key == kEmpty) {
+            if (2 * ++nodes > cap_) {
+              full = true;
+              break;
+            }
+            slots_[slot].key = key_here;
+          }
+          node = slot;
+        }
+        if (full) break;
+        if (slots_[node].id != kNoId) return InvalidArgument("duplicate subword piece '" + name(i) + "'");
+        slots_[node].id = static_cast<uint32_t>(i);
       }
+      if (!full) return Status::Ok();
+      cap = 2 * cap;
     }
-  }
-  uint32_t Find(uint64_t h, std::string_view key) const {
-    const uint64_t head = LoadPartial(key.data(), key.size());
-    const uint32_t tag = KeyTag(static_cast<uint32_t>(h >> 32), key.size());
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.id == kNoId) return kNoId;
-      if (s.tag == tag && s.head == head && (key.size() <= 8 || std::string_view((*pieces_)[s.id]).substr(skip_ + 8) == key.substr(8))) {
-        return s.id;
-      }
-    }
-  }
-  size_t max_len() const { return max_len_; }
-  // False when no key starts with the bytes whose hash is h.
-  bool MayPrefix(uint64_t h) const {
-    const uint64_t bit = PrefixBit(h);
-    return (prefixes_[bit / 64] >> (bit % 64)) & 1;
   }
 
  private:
-  static constexpr uint64_t kPrefixBits = uint64_t{1} << 18;  // 32 KB
-  static uint64_t PrefixBit(uint64_t h) { return (h >> 24) & (kPrefixBits - 1); }
-  std::vector<uint64_t> prefixes_;
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
   struct Slot {
-    uint64_t head = 0;
-    uint32_t tag = 0;
-    uint32_t id = kNoId;
+    uint32_t key = kEmpty;  // parent << 8 | last byte
+    uint32_t id = kNoId;    // the piece that ends here
   };
+  uint32_t Home(uint64_t h) const {
+    return static_cast<uint32_t>(((h * 0x9E3779B97F4A7C15ull) >> 32) * cap_ >> 32);
+  }
   std::vector<Slot> slots_;
-  const std::vector<std::string>* pieces_ = nullptr;  // the keys, by piece id, after skip_ bytes
-  size_t skip_ = 0;
-  size_t mask_ = 0;
-  size_t max_len_ = 0;
+  uint32_t cap_ = 0;
 };
 
 // Per-thread scratch for the Viterbi lattice: Split is const and may run on many threads at once.
@@ -105,8 +116,9 @@ struct Lattice {
 struct SubwordTokenizer::Impl {
   std::unique_ptr<SubwordVocab> owned;  // Create's copy; CreateInPlace's caller owns the vocabulary
   const SubwordVocab* vocab = nullptr;  // the piece strings the tables point into
-  PieceTable initial, continuation;
-  size_t max_initial = 0, max_continuation = 0;  // longest piece considered, in bytes
+  PieceTrie pieces;
+  uint32_t continuation_root = PieceTrie::kInitial;  // where WordPiece's pieces after the first start
+  size_t max_piece = 0;                               // WordPiece's longest piece considered, in bytes (0: any)
   float unknown_score = 0;
 
   bool SplitWordPiece(std::string_view word, std::vector<uint32_t>* ends, std::vector<uint32_t>* ids) const;
@@ -164,9 +176,6 @@ Status SubwordTokenizer::CreateInPlace(const SubwordVocab& vocab, SubwordTokeniz
   const auto is_continuation = [&](std::string_view piece) {
     return split_continuation && piece.size() > cont.size() && piece.substr(0, cont.size()) == cont;
   };
-  const size_t continuations = std::count_if(v.pieces.begin(), v.pieces.end(), is_continuation);
-  impl->initial.Init(&v.pieces, 0, v.pieces.size() - continuations);
-  if (split_continuation) impl->continuation.Init(&v.pieces, cont.size(), continuations);
   float min_score = 0;
   for (size_t i = 0; i < v.pieces.size(); ++i) {
     const std::string_view piece = v.pieces[i];
@@ -177,21 +186,17 @@ Status SubwordTokenizer::CreateInPlace(const SubwordVocab& vocab, SubwordTokeniz
       if (!std::isfinite(v.scores[i])) return InvalidArgument("subword piece " + std::to_string(i) + " has a non-finite score");
       if (i == 0 || v.scores[i] < min_score) min_score = v.scores[i];
     }
-    bool fresh;
-    if (is_continuation(piece)) {
-      fresh = impl->continuation.Insert(piece.substr(cont.size()), static_cast<uint32_t>(i));
-    } else {
-      fresh = impl->initial.Insert(piece, static_cast<uint32_t>(i));
-    }
-    if (!fresh) return InvalidArgument("duplicate subword piece '" + std::string(piece) + "'");
   }
-  const PieceTable& cont_table = split_continuation ? impl->continuation : impl->initial;
-  impl->max_initial = impl->initial.max_len();
-  impl->max_continuation = cont_table.max_len();
-  if (v.max_piece_bytes > 0 && !unigram) {
-    impl->max_initial = std::min<size_t>(impl->max_initial, v.max_piece_bytes);
-    impl->max_continuation = std::min<size_t>(impl->max_continuation, v.max_piece_bytes);
-  }
+  if (split_continuation) impl->continuation_root = PieceTrie::kContinuation;
+  SWE_RETURN_IF_ERROR(impl->pieces.Build(
+      v.pieces.size(),
+      [&](size_t i) {
+        const std::string_view piece = v.pieces[i];
+        return is_continuation(piece) ? std::make_pair(PieceTrie::kContinuation, piece.substr(cont.size()))
+                                      : std::make_pair(PieceTrie::kInitial, piece);
+      },
+      [&](size_t i) { return v.pieces[i]; }));
+  if (v.max_piece_bytes > 0 && !unigram) impl->max_piece = v.max_piece_bytes;
   impl->unknown_score = min_score - kUnknownPenalty;
   delete out->impl_;
   out->impl_ = impl.release();
@@ -246,20 +251,20 @@ bool SubwordTokenizer::Split(std::string_view word, std::vector<uint32_t>* ends,
 bool SubwordTokenizer::Impl::SplitWordPiece(std::string_view word, std::vector<uint32_t>* ends,
                                             std::vector<uint32_t>* ids) const {
   const size_t ends_size = ends->size(), ids_size = ids ? ids->size() : 0;
-  const PieceTable& cont = vocab->continuation_prefix.empty() ? initial : continuation;
   size_t start = 0;
   while (start < word.size()) {
-    const PieceTable& table = start == 0 ? initial : cont;
-    const size_t limit = std::min(word.size(), start + (start == 0 ? max_initial : max_continuation));
+    const uint32_t root = start == 0 ? PieceTrie::kInitial : continuation_root;
+    const size_t limit = max_piece == 0 ? word.size() : std::min(word.size(), start + max_piece);
     size_t best_end = 0;
     uint32_t best_id = kNoId;
-    uint64_t h = kFnvOffset;
+    uint32_t node = root;
+    uint64_t h = PieceTrie::Seed(root);
     for (size_t end = start + 1; end <= limit; ++end) {
       h = HashStep(h, word[end - 1]);
-      if (!table.MayPrefix(h)) break;
-      if (!IsCharEnd(word, end)) continue;
-      const uint32_t id = table.Find(h, word.substr(start, end - start));
-      if (id != kNoId) best_end = end, best_id = id;
+      node = pieces.Step(node, static_cast<uint8_t>(word[end - 1]), h);
+      if (node == PieceTrie::kNone) break;
+      const uint32_t id = pieces.id(node);
+      if (id != kNoId && IsCharEnd(word, end)) best_end = end, best_id = id;
     }
     if (best_id == kNoId) {
       ends->resize(ends_size);
@@ -288,30 +293,28 @@ bool SubwordTokenizer::Impl::SplitUnigram(std::string_view word, std::vector<uin
   l.start.assign(n + 1, kNoId);
   l.id.assign(n + 1, kNoId);
   l.score[0] = 0;
+  const float* scores = vocab->scores.data();
+  const auto relax = [&l](size_t s, size_t e, float score, uint32_t id) {
+    if (l.start[e] == kNoId || score > l.score[e]) l.score[e] = score, l.start[e] = static_cast<uint32_t>(s), l.id[e] = id;
+  };
   for (size_t s = 0; s < n; ++s) {
     if (l.start[s] == kNoId && s != 0) continue;  // not a reachable character boundary
     const float base = l.score[s];
     size_t char_end = s + 1;
     while (!IsCharEnd(text, char_end)) ++char_end;
     bool single = false;
-    const size_t limit = std::min(n, s + max_initial);
-    uint64_t h = kFnvOffset;
-    for (size_t e = s + 1; e <= limit; ++e) {
+    uint32_t node = PieceTrie::kInitial;
+    uint64_t h = PieceTrie::Seed(node);
+    for (size_t e = s + 1; e <= n; ++e) {
       h = HashStep(h, text[e - 1]);
-      if (!initial.MayPrefix(h)) break;
-      if (!IsCharEnd(text, e)) continue;
-      const uint32_t id = initial.Find(h, text.substr(s, e - s));
-      if (id == kNoId) continue;
+      node = pieces.Step(node, static_cast<uint8_t>(text[e - 1]), h);
+      if (node == PieceTrie::kNone) break;
+      const uint32_t id = pieces.id(node);
+      if (id == kNoId || !IsCharEnd(text, e)) continue;
       if (e == char_end) single = true;
-      const float score = base + vocab->scores[id];
-      if (l.start[e] == kNoId || score > l.score[e]) l.score[e] = score, l.start[e] = static_cast<uint32_t>(s), l.id[e] = id;
+      relax(s, e, base + scores[id], id);
     }
-    if (!single) {
-      const float score = base + unknown_score;
-      if (l.start[char_end] == kNoId || score > l.score[char_end]) {
-        l.score[char_end] = score, l.start[char_end] = static_cast<uint32_t>(s), l.id[char_end] = kNoId;
-      }
-    }
+    if (!single) relax(s, char_end, base + unknown_score, kNoId);
   }
   l.path.clear();
   for (size_t e = n; e > 0; e = l.start[e]) l.path.push_back(static_cast<uint32_t>(e));

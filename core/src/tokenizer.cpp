@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 
 #include "bytes.h"
 #include "swe/subword.h"
 #include "swe/unicode.h"
+#include "word_index.h"
 
 namespace swe {
 namespace {
@@ -258,38 +260,66 @@ class Splitter {
 };
 
 // Step 3's results for recent unknown words: real text repeats its names and numbers, and the
-// subword fallback costs far more than a lookup. Direct-mapped and bounded; allocated on first use,
-// with only the key sizes zeroed (no string per slot to construct and free), so that an encoder made
-// for one call (the C API's encode functions make one per call) stays cheap: 1024 std::string slots
-// cost such a call 2.5 us on its first unknown word (encode_bench's encode_per_call: 205 -> 150 ns
-// per STS-B word, docs/BENCHMARKS.md).
+// subword fallback costs far more than a lookup. One cache a thread, for the model that thread last
+// resolved an unknown word with (told apart by Model::serial, not by address), so that it outlives
+// the tokenizer: the C API makes an encoder for each call. Another model clears it. Two-way set
+// associative (the way used less recently is replaced), 4,096 words of up to 24 bytes, 118 KB;
+// allocated on first use, with only the key sizes zeroed (a word is never empty).
 class UnknownCache {
  public:
-  bool Find(std::string_view word, int64_t* id) const {
-    if (table_ == nullptr || word.empty() || word.size() > kMaxKey) return false;
-    const size_t slot = HashWord(word) & (kEntries - 1);
-    if (table_->size[slot] != word.size() || word.compare(0, word.size(), table_->key[slot], word.size()) != 0) {
-      return false;
+  static UnknownCache& ForModel(const Model& model) {
+    UnknownCache& cache = ThisThread();
+    if (cache.serial_ != model.serial()) {
+      cache.serial_ = model.serial();
+      cache.Clear();
     }
-    *id = table_->id[slot];
-    return true;
+    return cache;
+  }
+  static UnknownCache& ThisThread() {
+    thread_local UnknownCache cache;
+    return cache;
+  }
+  void Clear() {
+    if (table_ == nullptr) return;
+    std::memset(table_->size, 0, sizeof table_->size);
+    std::memset(table_->recent, 0, sizeof table_->recent);
+  }
+  bool Find(std::string_view word, int64_t* id) {
+    if (table_ == nullptr || word.empty() || word.size() > kMaxKey) return false;
+    const size_t set = HashWord(word) & (kSets - 1);
+    for (size_t way = 0; way < kWays; ++way) {
+      if (table_->size[set][way] == word.size() && std::memcmp(table_->key[set][way], word.data(), word.size()) == 0) {
+        table_->recent[set] = static_cast<uint8_t>(way);
+        *id = table_->id[set][way] == kNone ? int64_t{-1} : int64_t{table_->id[set][way]};
+        return true;
+      }
+    }
+    return false;
   }
   void Put(std::string_view word, int64_t id) {
     if (word.empty() || word.size() > kMaxKey) return;
-    if (table_ == nullptr) table_.reset(new Table);
-    const size_t slot = HashWord(word) & (kEntries - 1);
-    table_->size[slot] = static_cast<uint8_t>(word.size());
-    std::copy(word.begin(), word.end(), table_->key[slot]);
-    table_->id[slot] = id;
+    if (table_ == nullptr) {
+      table_.reset(new Table);
+      Clear();
+    }
+    const size_t set = HashWord(word) & (kSets - 1);
+    const size_t way = table_->size[set][0] == 0 ? 0 : 1 - table_->recent[set];
+    table_->size[set][way] = static_cast<uint8_t>(word.size());
+    std::memcpy(table_->key[set][way], word.data(), word.size());
+    table_->id[set][way] = id < 0 ? kNone : static_cast<uint32_t>(id);
+    table_->recent[set] = static_cast<uint8_t>(way);
   }
 
  private:
-  static constexpr size_t kEntries = 1024, kMaxKey = 64;
+  static constexpr size_t kSets = 2048, kWays = 2, kMaxKey = 24;
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;  // no prefix found (rows are < 0xE0000000)
   struct Table {
-    uint8_t size[kEntries] = {};  // 0: unused (words are never empty); key and id are set with it
-    int64_t id[kEntries];
-    char key[kEntries][kMaxKey];
+    uint8_t size[kSets][kWays];  // 0: unused; key and id are set with it
+    uint8_t recent[kSets];       // the way found or put last
+    uint32_t id[kSets][kWays];
+    char key[kSets][kWays][kMaxKey];
   };
+  uint64_t serial_ = 0;
   std::unique_ptr<Table> table_;
 };
 
@@ -308,11 +338,11 @@ struct Tokenizer::Impl {
 
   template <class Sink>
   void Run(std::string_view text, Sink&& sink);
-  void Prefetch(std::string_view text, const Span& span);
+  uint64_t FirstHash(std::string_view text, const Span& span);
   template <class Sink>
   bool Pieces(std::string_view text, const Span& span, Sink& sink, uint32_t* count);
-  int64_t Resolve(std::string_view text, const Span& span, Match* match);
-  int64_t Lookup(std::string_view word, bool ascii, bool upper, Match* match);
+  int64_t Resolve(std::string_view text, const Span& span, uint64_t first_hash, Match* match);
+  int64_t Lookup(std::string_view word, bool ascii, bool upper, Match* match, const uint64_t* first_hash = nullptr);
   int64_t Prefix(std::string_view word);
 
   const Model& model;
@@ -320,9 +350,12 @@ struct Tokenizer::Impl {
   const SubwordTokenizer& subword;
   KnownWord known;  // CjkMode::kLongest's lexicon: the model's vocabulary, looked up with step 2
   Splitter splitter;
-  UnknownCache unknown;
-  std::vector<Span> pending;  // split, not yet looked up
-  std::string folded, stripped, normalized, normalized_char;
+  struct Pending {
+    Span span;
+    uint64_t first_hash;  // FirstHash(span)
+  };
+  std::vector<Pending> pending;  // split, not yet looked up
+  std::string folded, stripped, normalized, normalized_char, lowered;
   std::vector<uint32_t> ends, piece_ids, source_end;
 };
 
@@ -334,52 +367,60 @@ void Tokenizer::Impl::Run(std::string_view text, Sink&& sink) {
     splitter.Run(text, [&](const Span& span) { return Pieces(text, span, sink, &count); });
     return;
   }
-  // Words are split a batch ahead of their lookups, each word's hash slot prefetched as it is split:
-  // a lookup is a cache miss into a table of megabytes, and overlapping the misses of a batch
+  // Words are split a batch ahead of their lookups, each word hashed and its slot prefetched as it is
+  // split: a lookup is a cache miss into a table of megabytes, and overlapping the misses of a batch
   // (instead of paying them one after another) is most of the tokenizer's speed.
   constexpr size_t kBatch = 32;
   pending.clear();
   pending.reserve(kBatch);  // once, not one growth after another: the C API makes a tokenizer per call
   auto flush = [&] {
-    for (const Span& span : pending) {
+    for (const Pending& p : pending) {
       Match match = Match::kUnknown;
-      const int64_t id = Resolve(text, span, &match);
-      sink(span, id, match);
+      const int64_t id = Resolve(text, p.span, p.first_hash, &match);
+      sink(p.span, id, match);
     }
     pending.clear();
   };
   splitter.Run(text, [&](const Span& span) {
-    Prefetch(text, span);
-    pending.push_back(span);
+    const uint64_t hash = FirstHash(text, span);
+    model.word_index().Prefetch(hash);
+    pending.push_back({span, hash});
     if (pending.size() == kBatch) flush();
     return max_tokens == 0 || ++count < max_tokens;
   });
   flush();
 }
 
-// Starts loading the slot that step 2's first lookup of the span will read.
-void Tokenizer::Impl::Prefetch(std::string_view text, const Span& span) {
-  if (!kHasPrefetch || span.kind == Kind::kInvalid) return;
-  const std::string_view word = text.substr(span.begin, span.end - span.begin);
-  if (!(span.ascii && span.upper && config.fold_case && !model.has_ascii_upper_words())) {
-    model.Prefetch(word);
-    return;
-  }
-  char lower[32];  // as Lookup will fold it; longer words are rare and go without
-  if (word.size() > sizeof lower) return;
-  for (size_t i = 0; i < word.size(); ++i) {
-    const char ch = word[i];
-    lower[i] = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-  }
-  model.Prefetch(std::string_view(lower, word.size()));
+namespace {
+
+// The word of a span: its bytes, or U+FFFD for an invalid byte.
+std::string_view SpanWord(std::string_view text, const Span& span) {
+  return span.kind == Kind::kInvalid ? kReplacementUtf8 : text.substr(span.begin, span.end - span.begin);
 }
 
-int64_t Tokenizer::Impl::Resolve(std::string_view text, const Span& span, Match* match) {
-  const std::string_view word =
-      span.kind == Kind::kInvalid ? kReplacementUtf8 : text.substr(span.begin, span.end - span.begin);
-  const int64_t id = Lookup(word, span.ascii, span.upper, match);
+// Whether step 2 looks an ASCII word up in lower case first: it has a capital and no vocabulary word
+// does, so it cannot be found as written.
+bool FoldsFirst(bool ascii, bool upper, const TokenizerConfig& config, const Model& model) {
+  return ascii && upper && config.fold_case && !model.has_ascii_upper_words();
+}
+
+}  // namespace
+
+// The word-index hash of what step 2 looks up first for the span.
+uint64_t Tokenizer::Impl::FirstHash(std::string_view text, const Span& span) {
+  const std::string_view word = SpanWord(text, span);
+  if (!FoldsFirst(span.ascii, span.upper, config, model)) return model.word_index().Hash(word);
+  lowered.assign(word);
+  for (char& ch : lowered) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+  return model.word_index().Hash(lowered);
+}
+
+int64_t Tokenizer::Impl::Resolve(std::string_view text, const Span& span, uint64_t first_hash, Match* match) {
+  const std::string_view word = SpanWord(text, span);
+  const int64_t id = Lookup(word, span.ascii, span.upper, match, &first_hash);
   if (id >= 0 || span.kind == Kind::kPiece || !subword.enabled()) return id;
   int64_t prefix;
+  UnknownCache& unknown = UnknownCache::ForModel(model);
   if (!unknown.Find(word, &prefix)) {
     prefix = Prefix(word);
     unknown.Put(word, prefix);
@@ -431,10 +472,13 @@ bool Tokenizer::Impl::Pieces(std::string_view text, const Span& span, Sink& sink
 
 // Step 2: the word as written, then case-folded, then folded and accent-stripped. An ASCII word
 // with a capital is not looked up as written when no vocabulary word has one (it cannot be found).
-int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, Match* match) {
+// first_hash, when given, is the hash of the first form looked up (FirstHash).
+int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, Match* match, const uint64_t* first_hash) {
+  const WordIndex& index = model.word_index();
+  const bool folds_first = FoldsFirst(ascii, upper, config, model);
   int64_t id = -1;
-  if (!(ascii && upper && config.fold_case && !model.has_ascii_upper_words())) {
-    id = model.find(word);
+  if (!folds_first) {
+    id = index.Find(word, first_hash != nullptr ? *first_hash : index.Hash(word));
     if (id >= 0) {
       *match = Match::kExact;
       return id;
@@ -458,7 +502,7 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
       }
     }
     if (folded != word) {
-      id = model.find(folded);
+      id = index.Find(folded, first_hash != nullptr && folds_first ? *first_hash : index.Hash(folded));
       if (id >= 0) {
         *match = Match::kFolded;
         return id;
@@ -514,6 +558,7 @@ int64_t Tokenizer::Impl::Prefix(std::string_view word) {
 }
 
 Tokenizer::Tokenizer(const Model& model) : impl_(new Impl(model)) {}
+void Tokenizer::ForgetUnknownWords() { UnknownCache::ThisThread().Clear(); }
 Tokenizer::~Tokenizer() { delete impl_; }
 
 void Tokenizer::Encode(std::string_view text, std::vector<uint32_t>* ids) {

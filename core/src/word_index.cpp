@@ -17,40 +17,7 @@ constexpr uint64_t kSeeds = 4;          // hash seeds tried before giving up
 // under a seed make that seed give up at once instead of searching pilots for them.
 constexpr uint32_t kMaxBucket = 64;
 
-uint32_t Range(uint32_t x, uint32_t n) { return static_cast<uint32_t>((uint64_t{x} * n) >> 32); }
-
-// The slot of a word hash under a pilot: the pilot's constant flips bits all over the hash and the
-// multiply carries every bit into the high half, so each pilot gives the bucket's words a fresh set
-// of positions. (One multiply: it runs twice per word looked up, in Prefetch and in Find.)
-uint32_t Place(uint64_t hash, uint32_t pilot, uint32_t slot_count) {
-  const uint64_t x = (hash ^ (pilot * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-  return Range(static_cast<uint32_t>(x >> 32), slot_count);
-}
-
-uint32_t BucketOf(uint64_t hash, uint32_t buckets) { return Range(static_cast<uint32_t>(hash >> 32), buckets); }
-
 }  // namespace
-
-uint64_t HashWord64(std::string_view word, uint64_t seed) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (seed * 0xD6E8FEB86659FD93ull) ^ (word.size() * 0xFF51AFD7ED558CCDull);
-  const char* p = word.data();
-  size_t n = word.size();
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-    p += 8;
-    n -= 8;
-  }
-  if (n > 0) h = (h ^ LoadPartial(p, n)) * 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 29;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 32;
-  return h;
-}
-
-uint32_t WordIndex::SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
 
 Status WordIndex::Build(const StringsView& words) {
   words_ = words;
@@ -150,24 +117,6 @@ Status WordIndex::TryBuild(uint64_t seed, bool* built) {
   }
   *built = true;
   return Status::Ok();
-}
-
-// A word of up to 8 bytes matches when tag (so length) and head agree; a longer one compares the rest.
-int64_t WordIndex::Find(std::string_view w) const {
-  if (slots_ == nullptr) return -1;
-  const uint64_t hash = HashWord64(w, seed_);
-  const Slot& slot = slots_[SlotOf(hash)];
-  if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), w.size()) ||
-      slot.head != LoadPartial(w.data(), w.size())) {
-    return -1;
-  }
-  const uint32_t row = slot.row_plus_one - 1;
-  if (w.size() > 8 && word(row).substr(8) != w.substr(8)) return -1;
-  return row;
-}
-
-void WordIndex::Prefetch(std::string_view w) const {
-  if (kHasPrefetch && slots_ != nullptr) __builtin_prefetch(&slots_[SlotOf(HashWord64(w, seed_))]);
 }
 
 size_t WordIndex::bytes() const {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 
@@ -18,16 +19,54 @@
 
 namespace swe {
 
+// 64-bit hash of a word under a seed (multiply-xorshift, 8 bytes at a time).
+inline uint64_t HashWord64(std::string_view word, uint64_t seed) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (seed * 0xD6E8FEB86659FD93ull) ^ (word.size() * 0xFF51AFD7ED558CCDull);
+  const char* p = word.data();
+  size_t n = word.size();
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) h = (h ^ LoadPartial(p, n)) * 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 32;
+  return h;
+}
+
 class WordIndex {
  public:
   // Indexes the words (kept, not copied: they must outlive the index). Fails on a duplicate word, or
   // (never seen for real vocabularies; the bounded search keeps hostile files from hanging the load)
   // when no pilots are found.
   Status Build(const StringsView& words);
+  // The hash that Find and Prefetch take: a caller that looks a word up after prefetching it (the
+  // tokenizer's batches) hashes it once. Inline, like the lookup: it is most of a known word's cost.
+  uint64_t Hash(std::string_view word) const { return HashWord64(word, seed_); }
   // Row of `word` (exact bytes), or -1.
-  int64_t Find(std::string_view word) const;
-  // Starts loading the slot Find(word) will read.
-  void Prefetch(std::string_view word) const;
+  int64_t Find(std::string_view word) const { return Find(word, Hash(word)); }
+  // The same with Hash(word) given. A word of up to 8 bytes matches when tag (so length) and head
+  // agree; a longer one compares the rest.
+  int64_t Find(std::string_view word, uint64_t hash) const {
+    if (slots_ == nullptr) return -1;
+    const Slot& slot = slots_[SlotOf(hash)];
+    if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) ||
+        slot.head != LoadPartial(word.data(), word.size())) {
+      return -1;
+    }
+    const uint32_t row = slot.row_plus_one - 1;
+    if (word.size() > 8 && !SameTail(words_.at(row), word)) return -1;
+    return row;
+  }
+  // Starts loading the slot that Find(word, hash) will read.
+  void Prefetch(uint64_t hash) const {
+    if (kHasPrefetch && slots_ != nullptr) __builtin_prefetch(&slots_[SlotOf(hash)]);
+  }
   // Heap bytes held (slots and pilots).
   size_t bytes() const;
 
@@ -37,8 +76,26 @@ class WordIndex {
     uint32_t tag = 0;           // 24 hash bits | min(length, 255) (bytes.h KeyTag)
     uint32_t row_plus_one = 0;  // 0 = empty
   };
+  // Multiply-shift of x into [0, n).
+  static uint32_t Range(uint32_t x, uint32_t n) { return static_cast<uint32_t>((uint64_t{x} * n) >> 32); }
+  static uint32_t BucketOf(uint64_t hash, uint32_t buckets) { return Range(static_cast<uint32_t>(hash >> 32), buckets); }
+  // The slot of a word hash under a pilot: the pilot's constant flips bits all over the hash and the
+  // multiply carries every bit into the high half, so each pilot gives the bucket's words a fresh set
+  // of positions.
+  static uint32_t Place(uint64_t hash, uint32_t pilot, uint32_t slot_count) {
+    const uint64_t x = (hash ^ (pilot * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    return Range(static_cast<uint32_t>(x >> 32), slot_count);
+  }
+  uint32_t SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
+  // Whether two words whose first 8 bytes agree are equal (b.size() > 8): whole loads for a tail of
+  // up to 8 bytes (most words) instead of a call to memcmp.
+  static bool SameTail(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;  // the tag holds lengths up to 255 only
+    const size_t n = b.size() - 8;
+    if (n <= 8) return LoadPartial(a.data() + 8, n) == LoadPartial(b.data() + 8, n);
+    return std::memcmp(a.data() + 8, b.data() + 8, n) == 0;
+  }
   std::string_view word(uint32_t row) const { return words_.at(row); }
-  uint32_t SlotOf(uint64_t hash) const;
   Status TryBuild(uint64_t seed, bool* built);
 
   StringsView words_;
@@ -47,8 +104,5 @@ class WordIndex {
   std::unique_ptr<uint16_t[]> pilots_;
   std::unique_ptr<Slot[]> slots_;
 };
-
-// 64-bit hash of a word under a seed (multiply-xorshift, 8 bytes at a time); exposed for tests.
-uint64_t HashWord64(std::string_view word, uint64_t seed);
 
 }  // namespace swe

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -228,6 +230,115 @@ TEST(WordPiece, LongWordIsLinear) {
   std::vector<uint32_t> ends;
   ASSERT_TRUE(t.Split(word, &ends));
   EXPECT_EQ(ends.size(), 1u + (word.size() - 1) / 4 + (word.size() - 1) % 4);
+}
+
+// The splits against plain reference implementations (a map of pieces, every substring tried) on
+// random vocabularies over a small alphabet with multi-byte characters, and random words that
+// include invalid UTF-8 (stray continuation bytes, 0xFF): the piece trie must find exactly the
+// pieces a string compare finds.
+namespace reference {
+
+bool IsCharEnd(const std::string& s, size_t end) {
+  return end == s.size() || (static_cast<uint8_t>(s[end]) & 0xC0) != 0x80;
+}
+
+// SplitUnigram's rule, spelled out: relax every piece that starts at a reachable boundary, in order
+// of start then end, first best wins; a character that starts no piece is an unknown piece.
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> Unigram(const SubwordVocab& v, const std::string& word) {
+  std::map<std::string, uint32_t> ids;
+  float min_score = v.scores[0];
+  for (size_t i = 0; i < v.pieces.size(); ++i) ids[v.pieces[i]] = static_cast<uint32_t>(i), min_score = std::min(min_score, v.scores[i]);
+  const std::string text = v.word_prefix + word;
+  const size_t n = text.size();
+  std::vector<float> score(n + 1, -INFINITY);
+  std::vector<uint32_t> start(n + 1, kUnk), id(n + 1, kUnk);
+  score[0] = 0;
+  auto relax = [&](size_t s, size_t e, float sc, uint32_t piece) {
+    if (start[e] == kUnk || sc > score[e]) score[e] = sc, start[e] = static_cast<uint32_t>(s), id[e] = piece;
+  };
+  for (size_t s = 0; s < n; ++s) {
+    if (start[s] == kUnk && s != 0) continue;
+    size_t char_end = s + 1;
+    while (!IsCharEnd(text, char_end)) ++char_end;
+    bool single = false;
+    for (size_t e = s + 1; e <= n; ++e) {
+      auto it = ids.find(text.substr(s, e - s));
+      if (it == ids.end() || !IsCharEnd(text, e)) continue;
+      single |= e == char_end;
+      relax(s, e, score[s] + v.scores[it->second], it->second);
+    }
+    if (!single) relax(s, char_end, score[s] + (min_score - 10.0f), kUnk);
+  }
+  std::vector<uint32_t> path;
+  for (size_t e = n; e > 0; e = start[e]) path.push_back(static_cast<uint32_t>(e));
+  std::pair<std::vector<uint32_t>, std::vector<uint32_t>> out;
+  for (size_t k = path.size(); k-- > 0;) {
+    out.first.push_back(path[k] > v.word_prefix.size() ? static_cast<uint32_t>(path[k] - v.word_prefix.size()) : 0);
+    out.second.push_back(id[path[k]]);
+  }
+  return out;
+}
+
+// BERT's greedy longest match first; empty when some position has no piece.
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> WordPiece(const SubwordVocab& v, const std::string& word) {
+  std::map<std::string, uint32_t> ids;
+  for (size_t i = 0; i < v.pieces.size(); ++i) ids[v.pieces[i]] = static_cast<uint32_t>(i);
+  std::pair<std::vector<uint32_t>, std::vector<uint32_t>> out;
+  for (size_t s = 0; s < word.size();) {
+    size_t best = 0;
+    for (size_t e = s + 1; e <= word.size(); ++e) {
+      if (!IsCharEnd(word, e)) continue;
+      auto it = ids.find((s == 0 ? "" : v.continuation_prefix) + word.substr(s, e - s));
+      if (it != ids.end()) best = e, out.second.resize(out.first.size()), out.second.push_back(it->second);
+    }
+    if (best == 0) return {};
+    out.first.push_back(static_cast<uint32_t>(best));
+    s = best;
+  }
+  return out;
+}
+
+}  // namespace reference
+
+TEST(Subword, SplitsMatchAReferenceOnRandomVocabularies) {
+  // Bytes to draw from: ASCII, é (C3 A9), 日 (E6 97 A5), a stray continuation byte and 0xFF (invalid).
+  const std::vector<std::string> chars = {"a", "b", "c", "d", "\xC3\xA9", "\xE6\x97\xA5"};
+  const std::vector<std::string> invalid = {"\xA9", "\xFF", "\x97"};
+  std::mt19937 rng(12345);
+  auto draw = [&](size_t max_chars, bool allow_invalid) {
+    std::string s;
+    const size_t len = 1 + rng() % max_chars;
+    for (size_t i = 0; i < len; ++i) {
+      s += allow_invalid && rng() % 8 == 0 ? invalid[rng() % invalid.size()] : chars[rng() % chars.size()];
+    }
+    return s;
+  };
+  for (int round = 0; round < 200; ++round) {
+    const bool unigram = round % 2 == 0;
+    SubwordVocab v;
+    v.kind = unigram ? SubwordKind::kUnigram : SubwordKind::kWordPiece;
+    if (unigram) v.word_prefix = round % 4 == 0 ? kWordStart : "";
+    std::map<std::string, int> seen;
+    const size_t count = 1 + rng() % 40;
+    while (v.pieces.size() < count) {
+      std::string piece = draw(5, false);
+      if (!unigram && rng() % 2 == 0) piece = "##" + piece;
+      if (unigram && rng() % 4 == 0) piece = kWordStart + piece;
+      if (!seen.emplace(piece, 0).second) continue;
+      v.pieces.push_back(piece);
+      if (unigram) v.scores.push_back(-static_cast<float>(rng() % 1000) / 100.0f);
+    }
+    SubwordTokenizer t = Make(v);
+    for (int w = 0; w < 50; ++w) {
+      const std::string word = draw(12, true);
+      std::vector<uint32_t> ends, ids;
+      const bool ok = t.Split(word, &ends, &ids);
+      const auto want = unigram ? reference::Unigram(v, word) : reference::WordPiece(v, word);
+      EXPECT_EQ(ok, !want.first.empty()) << "round " << round << " word " << word;
+      EXPECT_EQ(ends, want.first) << "round " << round << " word " << word;
+      EXPECT_EQ(ids, want.second) << "round " << round << " word " << word;
+    }
+  }
 }
 
 // BERT's WordPiece over the real all-MiniLM-L6-v2 vocabulary (uncased: lowercase + strip accents).

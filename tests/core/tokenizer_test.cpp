@@ -292,6 +292,65 @@ TEST(Tokenizer, PrefixFallbackWithUnigram) {
   EXPECT_EQ(Analyzed(*m, "qqq"), Strings{"qqq:unknown:-"});  // unknown pieces only: no prefix is a word
 }
 
+// The thread's cache of resolved unknown words (tokenizer.cpp UnknownCache): more distinct unknown
+// words than it holds, words longer than it keeps, and two models in turn (the cache answers for the
+// model it was filled for only). Vocabulary: every string of 1 to `longest` letters x, y, z; an
+// unknown word of 7 or 8 letters splits ▁|x|y|z... (single-letter pieces), so its prefix is its
+// first `longest` letters.
+// Every string of `len` letters x, y, z.
+Strings Letters(size_t len) {
+  Strings out = {""};
+  for (size_t i = 0; i < len; ++i) {
+    Strings next;
+    for (const std::string& w : out) {
+      for (char c : {'x', 'y', 'z'}) next.push_back(w + c);
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+TEST(Tokenizer, UnknownWordsAreRememberedPerModel) {
+  auto model_up_to = [](size_t longest) {
+    Strings words;
+    for (size_t len = 1; len <= longest; ++len) {
+      const Strings some = Letters(len);
+      words.insert(words.end(), some.begin(), some.end());
+    }
+    ModelContents c = Contents(words);
+    c.tokenizer.subword = TestUnigram();
+    return BuildModel(c);
+  };
+  auto six = model_up_to(6), three = model_up_to(3);
+  ASSERT_TRUE(six && three);
+  Strings unknown = Letters(7), eight = Letters(8);  // 3^7 + 3^8 = 8,748: more than the cache's 4,096
+  unknown.insert(unknown.end(), eight.begin(), eight.end());
+  unknown.push_back("xyzxyzxyzxyzxyzxyzxyzxyzxyz");  // 27 bytes: longer than a cached word
+  auto resolve = [](const Model& m, const std::string& word) {
+    Tokenizer tokenizer(m);  // a tokenizer per word, as the C API makes one per call
+    std::vector<Token> tokens;
+    tokenizer.Analyze(word, &tokens);
+    std::vector<uint32_t> ids;
+    tokenizer.Encode(word, &ids);
+    EXPECT_EQ(tokens.size(), 1u);
+    EXPECT_EQ(ids.size(), tokens.size() == 1 && tokens[0].id >= 0 ? 1u : 0u) << word;
+    if (tokens.size() != 1) return std::string("?");
+    if (tokens[0].match == Match::kUnknown) return std::string("-");
+    return tokens[0].match == Match::kPrefix ? std::string(m.word(tokens[0].id)) : std::string("?");
+  };
+  Tokenizer::ForgetUnknownWords();
+  for (int pass = 0; pass < 2; ++pass) EXPECT_EQ(resolve(*six, "qqqq"), "-");  // no prefix found: cached too
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass finds many in the cache
+    for (const std::string& w : unknown) ASSERT_EQ(resolve(*six, w), w.substr(0, 6)) << w << " pass " << pass;
+  }
+  for (size_t i = 0; i < 200; ++i) {  // the models in turn: each switch starts the cache afresh
+    const std::string& w = unknown[i * 37 % unknown.size()];
+    ASSERT_EQ(resolve(*six, w), w.substr(0, 6)) << w;
+    ASSERT_EQ(resolve(*three, w), w.substr(0, 3)) << w;
+    ASSERT_EQ(resolve(*six, w), w.substr(0, 6)) << w;
+  }
+}
+
 // 東京タワーに行く as one CJK run, segmented by a unigram teacher.
 TEST(Tokenizer, CjkSubwords) {
   const std::string tokyo = "\xE6\x9D\xB1\xE4\xBA\xAC", tower = "\xE3\x82\xBF\xE3\x83\xAF\xE3\x83\xBC",

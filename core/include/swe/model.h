@@ -100,14 +100,17 @@ class Model {
   uint32_t checksum() const { return checksum_; }
   // Size in bytes of the file the model was read from.
   size_t file_size() const { return file_size_; }
+  // A number no other Model of this process has had: tells models apart where an address can be
+  // reused (a cache kept for the model last used).
+  uint64_t serial() const { return serial_; }
 
   // Word `id` (id < vocab_size()).
   std::string_view word(uint32_t id) const;
   // Row of `word` (exact bytes), or -1.
   int64_t find(std::string_view word) const;
-  // Starts loading what find(word) will read first (its hash slot): lookups of a batch of words
-  // then overlap their cache misses.
-  void Prefetch(std::string_view word) const;
+  // The word -> row lookup behind find (core/src/word_index.h): the tokenizer hashes a word once
+  // and prefetches its slot a batch ahead of the lookup.
+  const WordIndex& word_index() const { return *index_; }
   // Starts loading row `id` of the table, for AccumulateRows.
   void PrefetchRow(uint32_t id) const;
   // False when no vocabulary word contains an ASCII capital: then a word with one is never found
@@ -145,6 +148,7 @@ class Model {
   bool normalize_ = true;
   uint32_t checksum_ = 0;
   size_t file_size_ = 0;
+  uint64_t serial_ = 0;
   TokenizerConfig tokenizer_;
   Provenance provenance_;
   std::unique_ptr<SubwordTokenizer> subword_;  // reads tokenizer_.subword in place: declared after it

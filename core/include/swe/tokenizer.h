@@ -71,6 +71,9 @@ class Tokenizer {
   void Encode(std::string_view text, std::vector<uint32_t>* ids);
   // Appends every word with how it matched (known and skipped), for display and debugging.
   void Analyze(std::string_view text, std::vector<Token>* tokens);
+  // Unknown words resolved by their subword prefix (step 3) are remembered per thread, for the model
+  // that thread used last, across tokenizers. This forgets them (benchmarks of the uncached path).
+  static void ForgetUnknownWords();
 
  private:
   struct Impl;
