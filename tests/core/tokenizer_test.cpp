@@ -292,7 +292,7 @@ TEST(Tokenizer, PrefixFallbackWithUnigram) {
   EXPECT_EQ(Analyzed(*m, "qqq"), Strings{"qqq:unknown:-"});  // unknown pieces only: no prefix is a word
 }
 
-// The thread's cache of resolved unknown words (tokenizer.cpp UnknownCache): more distinct unknown
+// The thread's cache of resolved unknown words (core/src/unknown_cache.h): more distinct unknown
 // words than it holds, words longer than it keeps, and two models in turn (the cache answers for the
 // model it was filled for only). Vocabulary: every string of 1 to `longest` letters x, y, z; an
 // unknown word of 7 or 8 letters splits ▁|x|y|z... (single-letter pieces), so its prefix is its

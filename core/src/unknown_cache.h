@@ -1,0 +1,77 @@
+// The tokenizer's cache of unknown words resolved by their subword prefix (step 3), one per thread.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include "swe/model.h"
+
+namespace swe {
+
+// Step 3's results for recent unknown words: real text repeats its names and numbers, and the
+// subword fallback costs far more than a lookup. One cache a thread, for the model that thread last
+// resolved an unknown word with (told apart by Model::serial, not by address), so that it outlives
+// the tokenizer: the C API makes an encoder for each call. Another model clears it. Two-way set
+// associative (the way used less recently is replaced), 4,096 words of up to 24 bytes, 118 KB;
+// allocated on first use, with only the key sizes zeroed (a word is never empty).
+class UnknownCache {
+ public:
+  static UnknownCache& ForModel(const Model& model) {
+    UnknownCache& cache = ThisThread();
+    if (cache.serial_ != model.serial()) {
+      cache.serial_ = model.serial();
+      cache.Clear();
+    }
+    return cache;
+  }
+  static UnknownCache& ThisThread() {
+    thread_local UnknownCache cache;
+    return cache;
+  }
+  void Clear() {
+    if (table_ == nullptr) return;
+    std::memset(table_->size, 0, sizeof table_->size);
+    std::memset(table_->recent, 0, sizeof table_->recent);
+  }
+  bool Find(std::string_view word, int64_t* id) {
+    if (table_ == nullptr || word.empty() || word.size() > kMaxKey) return false;
+    const size_t set = HashWord(word) & (kSets - 1);
+    for (size_t way = 0; way < kWays; ++way) {
+      if (table_->size[set][way] == word.size() && std::memcmp(table_->key[set][way], word.data(), word.size()) == 0) {
+        table_->recent[set] = static_cast<uint8_t>(way);
+        *id = table_->id[set][way] == kNone ? int64_t{-1} : int64_t{table_->id[set][way]};
+        return true;
+      }
+    }
+    return false;
+  }
+  void Put(std::string_view word, int64_t id) {
+    if (word.empty() || word.size() > kMaxKey) return;
+    if (table_ == nullptr) {
+      table_.reset(new Table);
+      Clear();
+    }
+    const size_t set = HashWord(word) & (kSets - 1);
+    const size_t way = table_->size[set][0] == 0 ? 0 : 1 - table_->recent[set];
+    table_->size[set][way] = static_cast<uint8_t>(word.size());
+    std::memcpy(table_->key[set][way], word.data(), word.size());
+    table_->id[set][way] = id < 0 ? kNone : static_cast<uint32_t>(id);
+    table_->recent[set] = static_cast<uint8_t>(way);
+  }
+
+ private:
+  static constexpr size_t kSets = 2048, kWays = 2, kMaxKey = 24;
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;  // no prefix found (rows are < 0xE0000000)
+  struct Table {
+    uint8_t size[kSets][kWays];  // 0: unused; key and id are set with it
+    uint8_t recent[kSets];       // the way found or put last
+    uint32_t id[kSets][kWays];
+    char key[kSets][kWays][kMaxKey];
+  };
+  uint64_t serial_ = 0;
+  std::unique_ptr<Table> table_;
+};
+
+}  // namespace swe
