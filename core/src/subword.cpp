@@ -39,12 +39,8 @@ class PieceTrie {
   static uint64_t Seed(uint32_t root) { return root == kInitial ? kFnvOffset : kFnvOffset ^ 0x5bd1e995u; }
   // The child of `node` by `byte`, whose prefix hash is h (HashStep of the node's hash), or kNone.
   uint32_t Step(uint32_t node, uint8_t byte, uint64_t h) const {
-    const uint32_t key = node << 8 | byte;
-    for (uint32_t i = Home(h);; i = i + 1 == cap_ ? 0 : i + 1) {
-      const Slot& slot = slots_[i];
-      if (slot.key == kEmpty) return kNone;  // first: a query key may equal kEmpty (root, 0xFF)
-      if (slot.key == key) return i;
-    }
+    const uint32_t i = Probe(node << 8 | byte, h);
+    return slots_[i].key == kEmpty ? kNone : i;  // (a query key may equal kEmpty: root, 0xFF; absent too)
   }
   // The piece that ends at `node`, or kNoId (a prefix of pieces only).
   uint32_t id(uint32_t node) const { return slots_[node].id; }
@@ -70,8 +66,7 @@ class PieceTrie {
         for (char c : piece) {
           h = HashStep(h, c);
           const uint32_t key_here = node << 8 | static_cast<uint8_t>(c);
-          uint32_t slot = Home(h);
-          while (slots_[slot].key != kEmpty && slots_[slot].key != key_here) slot = slot + 1 == cap_ ? 0 : slot + 1;
+          const uint32_t slot = Probe(key_here, h);
           if (slots_[slot].key == kEmpty) {
             if (2 * ++nodes > cap_) {
               full = true;
@@ -96,8 +91,12 @@ class PieceTrie {
     uint32_t key = kEmpty;  // parent << 8 | last byte
     uint32_t id = kNoId;    // the piece that ends here
   };
-  uint32_t Home(uint64_t h) const {
-    return static_cast<uint32_t>(((h * 0x9E3779B97F4A7C15ull) >> 32) * cap_ >> 32);
+  // The slot that holds `key` (parent << 8 | byte, its prefix hashing to h), else the empty slot where
+  // it would go (load <= 1/2: there is one).
+  uint32_t Probe(uint32_t key, uint64_t h) const {
+    uint32_t i = static_cast<uint32_t>(((h * 0x9E3779B97F4A7C15ull) >> 32) * cap_ >> 32);
+    while (slots_[i].key != kEmpty && slots_[i].key != key) i = i + 1 == cap_ ? 0 : i + 1;
+    return i;
   }
   std::vector<Slot> slots_;
   uint32_t cap_ = 0;

@@ -5,7 +5,6 @@
 #include <array>
 #include <memory>
 
-#include "bytes.h"
 #include "swe/subword.h"
 #include "swe/unicode.h"
 #include "unknown_cache.h"
@@ -340,14 +339,19 @@ bool FoldsFirst(bool ascii, bool upper, const TokenizerConfig& config, const Mod
   return ascii && upper && config.fold_case && !model.has_ascii_upper_words();
 }
 
+// An ASCII word folded to lower case.
+void AsciiLower(std::string_view word, std::string* out) {
+  out->assign(word);
+  for (char& ch : *out) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+}
+
 }  // namespace
 
 // The word-index hash of what step 2 looks up first for the span.
 uint64_t Tokenizer::Impl::FirstHash(std::string_view text, const Span& span) {
   const std::string_view word = SpanWord(text, span);
   if (!FoldsFirst(span.ascii, span.upper, config, model)) return model.word_index().Hash(word);
-  lowered.assign(word);
-  for (char& ch : lowered) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+  AsciiLower(word, &lowered);
   return model.word_index().Hash(lowered);
 }
 
@@ -424,8 +428,7 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
   if (config.fold_case && (upper || !ascii)) {
     folded.clear();
     if (ascii) {
-      folded.assign(word);
-      for (char& ch : folded) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+      AsciiLower(word, &folded);
     } else {
       for (size_t p = 0; p < word.size();) {
         const auto b = static_cast<uint8_t>(word[p]);
