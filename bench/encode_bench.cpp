@@ -18,7 +18,9 @@
 // Modes: "tokenize" (Tokenizer::Encode only), "accumulate" (the rows of pre-tokenized ids summed
 // with one Model::AccumulateRow call per word, then normalised), "gather" (the same with one
 // Model::AccumulateRows call per text: the encoder's path), "encode" (Encoder::Encode: the whole
-// thing), "encode_per_call" (a new Encoder per text, as the C API's swe_model_encode_text makes).
+// thing, one text per call), "encode_batch" (Encoder::EncodeBatch on batches of 1,024 texts, as
+// `swe encode`, swe_model_encode_batch and the JS encode(texts) do), "encode_per_call" (a new Encoder
+// per text, as the C API's swe_model_encode_text makes).
 // Each number is the median of --repeats timings, each timing at least --min-time of this
 // thread's CPU time (so that other work on a shared machine does not count). --mode NAME: only that
 // mode of the STS-B and text runs (for a profiler: `perf record encode_bench ... --mode tokenize`).
@@ -280,6 +282,8 @@ void BenchEncode(const Options& o, const std::string& model_name, const swe::Mod
   std::vector<uint32_t> scratch;
   std::vector<float> out(model.dims());
   swe::Encoder encoder(model);
+  const std::vector<std::string_view> views(sentences.begin(), sentences.end());
+  std::vector<float> batch_out;
   const std::vector<std::pair<std::string, std::function<void()>>> modes = {
       {"tokenize",
        [&] {
@@ -311,6 +315,15 @@ void BenchEncode(const Options& o, const std::string& model_name, const swe::Mod
        [&] {
          for (const std::string& s : sentences) encoder.Encode(s, out.data());
          g_sink = out[0];
+       }},
+      {"encode_batch",
+       [&] {
+         constexpr size_t kTexts = 1024;
+         batch_out.resize(kTexts * model.dims());
+         for (size_t start = 0; start < views.size(); start += kTexts) {
+           encoder.EncodeBatch(views.data() + start, std::min(kTexts, views.size() - start), batch_out.data());
+         }
+         g_sink = batch_out[0];
        }},
       {"encode_per_call",
        [&] {

@@ -14,28 +14,51 @@ Encoder::Encoder(const Model& model, const EncodeOptions& options)
       tokenizer_(model),
       dims_(options.dims == 0 || options.dims > model.dims() ? model.dims() : options.dims) {}
 
-// A word contributes when it is known and its weight is not zero (a zero-weight word adds +-0,
-// which leaves the sum's bits unchanged). With normalisation on, the division by the weight sum
-// is skipped: it does not change the direction, and the normalised sum is the normalised mean.
 uint32_t Encoder::Encode(std::string_view text, float* out) {
-  std::fill(out, out + dims_, 0.0f);
   ids_.clear();
   ids_.reserve(16);  // a short text's ids in one allocation (the C API makes an Encoder per call)
   tokenizer_.Encode(text, &ids_);
   for (uint32_t id : ids_) model_.PrefetchRow(id);  // the rows' misses overlap, not one per word
+  return Sum(ids_.data(), ids_.size(), out);
+}
+
+// A chunk of texts goes through the tokenizer at once (their lookups overlap across texts), then each
+// text's rows are prefetched while the text before it is summed.
+void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
+  constexpr size_t kChunk = 64;
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t count = std::min(kChunk, n - start);
+    tokenizer_.EncodeBatch(texts + start, count, &ids_, &ends_);
+    const auto prefetch = [this](size_t text) {
+      for (size_t j = text == 0 ? 0 : ends_[text - 1]; j < ends_[text]; ++j) model_.PrefetchRow(ids_[j]);
+    };
+    prefetch(0);
+    for (size_t i = 0; i < count; ++i) {
+      if (i + 1 < count) prefetch(i + 1);
+      const size_t begin = i == 0 ? 0 : ends_[i - 1];
+      Sum(ids_.data() + begin, ends_[i] - begin, out + (start + i) * dims_);
+    }
+  }
+}
+
+// A word contributes when it is known and its weight is not zero (a zero-weight word adds +-0,
+// which leaves the sum's bits unchanged). With normalisation on, the division by the weight sum
+// is skipped: it does not change the direction, and the normalised sum is the normalised mean.
+uint32_t Encoder::Sum(const uint32_t* ids, size_t count, float* out) const {
+  std::fill(out, out + dims_, 0.0f);
   float total = 0.0f;
   uint32_t used = 0;
   if (model_.has_weights()) {
-    for (uint32_t id : ids_) {
-      const float w = model_.weight(id);
+    for (size_t j = 0; j < count; ++j) {
+      const float w = model_.weight(ids[j]);
       total += w;
       used += (w != 0.0f);
     }
   } else {
-    total = static_cast<float>(ids_.size());
-    used = static_cast<uint32_t>(ids_.size());
+    total = static_cast<float>(count);
+    used = static_cast<uint32_t>(count);
   }
-  if (used != 0) model_.AccumulateRows(ids_.data(), ids_.size(), out, dims_);
+  if (used != 0) model_.AccumulateRows(ids, count, out, dims_);
   if (used == 0 || !(total > 0.0f)) {
     std::fill(out, out + dims_, 0.0f);
     return 0;
@@ -46,10 +69,6 @@ uint32_t Encoder::Encode(std::string_view text, float* out) {
     for (uint32_t i = 0; i < dims_; ++i) out[i] /= total;
   }
   return used;
-}
-
-void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
-  for (size_t i = 0; i < n; ++i) Encode(texts[i], out + i * dims_);
 }
 
 float Cosine(const float* a, const float* b, uint32_t n) {

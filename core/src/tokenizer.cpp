@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 
+#include "ascii_run.h"
 #include "swe/subword.h"
 #include "swe/unicode.h"
 #include "unknown_cache.h"
@@ -20,8 +21,7 @@ using unicode::CharClass;
 constexpr size_t kMaxFallbackChars = 100;
 constexpr std::string_view kReplacementUtf8 = "\xEF\xBF\xBD";
 
-// ASCII byte classes: the low bits are a CharClass; kUpper marks A-Z; kNonAscii marks bytes >= 0x80.
-constexpr uint8_t kUpper = 0x10;
+// ASCII byte classes: the low bits are a CharClass; kNonAscii marks bytes >= 0x80.
 constexpr uint8_t kNonAscii = 0x20;
 constexpr std::array<uint8_t, 256> MakeByteTable() {
   std::array<uint8_t, 256> t{};
@@ -29,10 +29,8 @@ constexpr std::array<uint8_t, 256> MakeByteTable() {
     uint8_t v = 0;
     if (b >= 0x80) {
       v = kNonAscii;
-    } else if ((b >= '0' && b <= '9') || (b >= 'a' && b <= 'z')) {
+    } else if (IsAsciiAlnum(static_cast<uint8_t>(b))) {
       v = static_cast<uint8_t>(CharClass::kWord);
-    } else if (b >= 'A' && b <= 'Z') {
-      v = static_cast<uint8_t>(CharClass::kWord) | kUpper;
     } else if (b <= 0x20 || b == 0x7F) {
       v = static_cast<uint8_t>(CharClass::kSpace);  // controls and space
     } else {
@@ -133,29 +131,25 @@ class Splitter {
  private:
   static uint32_t U32(size_t v) { return static_cast<uint32_t>(v); }
 
-  // The maximal run of word characters (and CJK characters in CjkMode::kNone) at *pos.
+  // The maximal run of word characters (and CJK characters in CjkMode::kNone) at *pos: ASCII letters
+  // and digits a block at a time, other characters one by one.
   Span ScanWord(std::string_view text, size_t* pos) const {
     const size_t n = text.size(), begin = *pos;
     size_t i = begin;
-    uint8_t seen = 0;
-    while (i < n) {
-      const uint8_t byte = kBytes[static_cast<uint8_t>(text[i])];
-      if ((byte & 0x0F) != static_cast<uint8_t>(CharClass::kWord)) break;  // ASCII space or punctuation
-      if (!(byte & kNonAscii)) {
-        seen |= byte;
-        ++i;
-        continue;
-      }
+    bool ascii = true, upper = false;
+    for (;;) {
+      i += AsciiAlnumRun(text.data() + i, n - i, &upper);
+      if (i == n || static_cast<uint8_t>(text[i]) < 0x80) break;  // the end, ASCII space or punctuation
       size_t next = i;
       const char32_t c = unicode::DecodeNext(text, &next);
       if (next == i + 1) break;  // invalid byte: a token of its own
       const CharClass cls = unicode::Classify(c);
       if (cls != CharClass::kWord && !(cls == CharClass::kCjk && cjk_ == CjkMode::kNone)) break;
-      seen |= kNonAscii;
+      ascii = false;
       i = next;
     }
     *pos = i;
-    return Span{U32(begin), U32(i), Kind::kWord, !(seen & kNonAscii), (seen & kUpper) != 0};
+    return Span{U32(begin), U32(i), Kind::kWord, ascii, upper};
   }
 
   // CjkMode::kSubwords: the maximal run of CJK characters at *pos, normalised the teacher's way and
@@ -260,6 +254,31 @@ class Splitter {
 
 }  // namespace
 
+namespace {
+
+// The word of a span: its bytes, or U+FFFD for an invalid byte.
+std::string_view SpanWord(std::string_view text, const Span& span) {
+  return span.kind == Kind::kInvalid ? kReplacementUtf8 : std::string_view(text.data() + span.begin, span.end - span.begin);
+}
+
+// Whether step 2 looks an ASCII word up in lower case first: it has a capital and no vocabulary word
+// does, so it cannot be found as written.
+bool FoldsFirst(bool ascii, bool upper, const TokenizerConfig& config, const Model& model) {
+  return ascii && upper && config.fold_case && !model.has_ascii_upper_words();
+}
+
+// Appends an ASCII word folded to lower case.
+void AppendAsciiLower(std::string_view word, std::string* out) {
+  const size_t at = out->size();
+  out->append(word);
+  for (size_t i = at; i < out->size(); ++i) {
+    char& ch = (*out)[i];
+    ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+  }
+}
+
+}  // namespace
+
 struct Tokenizer::Impl {
   explicit Impl(const Model& m)
       : model(m),
@@ -272,12 +291,11 @@ struct Tokenizer::Impl {
         splitter(config.cjk, &m.subword(), config.units == TokenUnits::kSubwordPieces, &known) {}
 
   template <class Sink>
-  void Run(std::string_view text, Sink&& sink);
-  uint64_t FirstHash(std::string_view text, const Span& span);
+  void Run(const std::string_view* texts, size_t n, Sink&& sink);
   template <class Sink>
   bool Pieces(std::string_view text, const Span& span, Sink& sink, uint32_t* count);
-  int64_t Resolve(std::string_view text, const Span& span, uint64_t first_hash, Match* match);
-  int64_t Lookup(std::string_view word, bool ascii, bool upper, Match* match, const uint64_t* first_hash = nullptr);
+  int64_t Resolve(std::string_view word, const Span& span, Match* match);
+  int64_t Lookup(std::string_view word, bool ascii, bool upper, Match* match, bool first_missed = false);
   int64_t Prefix(std::string_view word);
 
   const Model& model;
@@ -285,79 +303,82 @@ struct Tokenizer::Impl {
   const SubwordTokenizer& subword;
   KnownWord known;  // CjkMode::kLongest's lexicon: the model's vocabulary, looked up with step 2
   Splitter splitter;
+  // A word split, not yet looked up (Run), with the form that step 2 looks up first: the word, or
+  // when FoldsFirst, its lower-case form, kept in `lowered` so that it is folded once.
   struct Pending {
     Span span;
-    uint64_t first_hash;  // FirstHash(span)
+    size_t text;        // which of Run's texts
+    uint64_t hash;      // of the first form
+    uint32_t lowered_at;  // where the first form starts in `lowered`, or kAsWritten
   };
-  std::vector<Pending> pending;  // split, not yet looked up
+  static constexpr uint32_t kAsWritten = UINT32_MAX;
+  static constexpr size_t kBatch = 32;  // words split ahead of their lookups
+  std::vector<Pending> pending;
   std::string folded, stripped, normalized, normalized_char, lowered;
   std::vector<uint32_t> ends, piece_ids, source_end;
 };
 
+// Calls sink(text index, span, id, match) for each word of texts[0..n), in order.
 template <class Sink>
-void Tokenizer::Impl::Run(std::string_view text, Sink&& sink) {
+void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) {
   const uint32_t max_tokens = config.max_tokens;
-  uint32_t count = 0;
   if (config.units == TokenUnits::kSubwordPieces) {
-    splitter.Run(text, [&](const Span& span) { return Pieces(text, span, sink, &count); });
+    for (size_t t = 0; t < n; ++t) {
+      uint32_t count = 0;
+      auto text_sink = [&](const Span& span, int64_t id, Match match) { sink(t, span, id, match); };
+      splitter.Run(texts[t], [&](const Span& span) { return Pieces(texts[t], span, text_sink, &count); });
+    }
     return;
   }
   // Words are split a batch ahead of their lookups, each word hashed and its slot prefetched as it is
   // split: a lookup is a cache miss into a table of megabytes, and overlapping the misses of a batch
-  // (instead of paying them one after another) is most of the tokenizer's speed.
-  constexpr size_t kBatch = 32;
+  // (instead of paying them one after another) is most of the tokenizer's speed. A batch runs on
+  // across texts, so that short texts overlap their misses as one long text does. Most words are
+  // found by their first lookup, here; the others go through Resolve (which repeats it).
+  const WordIndex& index = model.word_index();
   pending.clear();
   pending.reserve(kBatch);  // once, not one growth after another: the C API makes a tokenizer per call
+  lowered.clear();
   auto flush = [&] {
     for (const Pending& p : pending) {
-      Match match = Match::kUnknown;
-      const int64_t id = Resolve(text, p.span, p.first_hash, &match);
-      sink(p.span, id, match);
+      const std::string_view word = SpanWord(texts[p.text], p.span);
+      const bool as_written = p.lowered_at == kAsWritten;
+      Match match = as_written ? Match::kExact : Match::kFolded;
+      int64_t id = index.Find(as_written ? word : std::string_view(lowered).substr(p.lowered_at, word.size()), p.hash);
+      if (id < 0) {
+        match = Match::kUnknown;
+        id = Resolve(word, p.span, &match);
+      }
+      sink(p.text, p.span, id, match);
     }
     pending.clear();
+    lowered.clear();
   };
-  splitter.Run(text, [&](const Span& span) {
-    const uint64_t hash = FirstHash(text, span);
-    model.word_index().Prefetch(hash);
-    pending.push_back({span, hash});
-    if (pending.size() == kBatch) flush();
-    return max_tokens == 0 || ++count < max_tokens;
-  });
+  for (size_t t = 0; t < n; ++t) {
+    uint32_t count = 0;
+    splitter.Run(texts[t], [&](const Span& span) {
+      const std::string_view word = SpanWord(texts[t], span);
+      uint32_t lowered_at = kAsWritten;
+      uint64_t hash;
+      if (FoldsFirst(span.ascii, span.upper, config, model)) {
+        lowered_at = static_cast<uint32_t>(lowered.size());
+        AppendAsciiLower(word, &lowered);
+        hash = index.Hash(std::string_view(lowered).substr(lowered_at));
+      } else {
+        hash = index.Hash(word);
+      }
+      index.Prefetch(hash);
+      pending.push_back({span, t, hash, lowered_at});
+      if (pending.size() == kBatch) flush();
+      return max_tokens == 0 || ++count < max_tokens;
+    });
+  }
   flush();
 }
 
-namespace {
-
-// The word of a span: its bytes, or U+FFFD for an invalid byte.
-std::string_view SpanWord(std::string_view text, const Span& span) {
-  return span.kind == Kind::kInvalid ? kReplacementUtf8 : text.substr(span.begin, span.end - span.begin);
-}
-
-// Whether step 2 looks an ASCII word up in lower case first: it has a capital and no vocabulary word
-// does, so it cannot be found as written.
-bool FoldsFirst(bool ascii, bool upper, const TokenizerConfig& config, const Model& model) {
-  return ascii && upper && config.fold_case && !model.has_ascii_upper_words();
-}
-
-// An ASCII word folded to lower case.
-void AsciiLower(std::string_view word, std::string* out) {
-  out->assign(word);
-  for (char& ch : *out) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-}
-
-}  // namespace
-
-// The word-index hash of what step 2 looks up first for the span.
-uint64_t Tokenizer::Impl::FirstHash(std::string_view text, const Span& span) {
-  const std::string_view word = SpanWord(text, span);
-  if (!FoldsFirst(span.ascii, span.upper, config, model)) return model.word_index().Hash(word);
-  AsciiLower(word, &lowered);
-  return model.word_index().Hash(lowered);
-}
-
-int64_t Tokenizer::Impl::Resolve(std::string_view text, const Span& span, uint64_t first_hash, Match* match) {
-  const std::string_view word = SpanWord(text, span);
-  const int64_t id = Lookup(word, span.ascii, span.upper, match, &first_hash);
+// The rest of steps 2 and 3 for a span's word (SpanWord) whose first lookup (Run's) found nothing.
+int64_t Tokenizer::Impl::Resolve(std::string_view word, const Span& span, Match* match) {
+  const int64_t id = Lookup(word, span.ascii, span.upper, match, /*first_missed=*/true);
   if (id >= 0 || span.kind == Kind::kPiece || !subword.enabled()) return id;
   int64_t prefix;
   UnknownCache& unknown = UnknownCache::ForModel(model);
@@ -412,13 +433,14 @@ bool Tokenizer::Impl::Pieces(std::string_view text, const Span& span, Sink& sink
 
 // Step 2: the word as written, then case-folded, then folded and accent-stripped. An ASCII word
 // with a capital is not looked up as written when no vocabulary word has one (it cannot be found).
-// first_hash, when given, is the hash of the first form looked up (FirstHash).
-int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, Match* match, const uint64_t* first_hash) {
+// first_missed: the first form (the word, or its lower-case form when FoldsFirst) is known not to be
+// found, so it is not looked up again.
+int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, Match* match, bool first_missed) {
   const WordIndex& index = model.word_index();
   const bool folds_first = FoldsFirst(ascii, upper, config, model);
   int64_t id = -1;
-  if (!folds_first) {
-    id = index.Find(word, first_hash != nullptr ? *first_hash : index.Hash(word));
+  if (!folds_first && !first_missed) {
+    id = index.Find(word);
     if (id >= 0) {
       *match = Match::kExact;
       return id;
@@ -428,7 +450,7 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
   if (config.fold_case && (upper || !ascii)) {
     folded.clear();
     if (ascii) {
-      AsciiLower(word, &folded);
+      AppendAsciiLower(word, &folded);
     } else {
       for (size_t p = 0; p < word.size();) {
         const auto b = static_cast<uint8_t>(word[p]);
@@ -440,8 +462,8 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
         }
       }
     }
-    if (folded != word) {
-      id = index.Find(folded, first_hash != nullptr && folds_first ? *first_hash : index.Hash(folded));
+    if (folded != word && !(folds_first && first_missed)) {
+      id = index.Find(folded);
       if (id >= 0) {
         *match = Match::kFolded;
         return id;
@@ -501,13 +523,25 @@ void Tokenizer::ForgetUnknownWords() { UnknownCache::ThisThread().Clear(); }
 Tokenizer::~Tokenizer() { delete impl_; }
 
 void Tokenizer::Encode(std::string_view text, std::vector<uint32_t>* ids) {
-  impl_->Run(text, [ids](const Span&, int64_t id, Match) {
+  impl_->Run(&text, 1, [ids](size_t, const Span&, int64_t id, Match) {
     if (id >= 0) ids->push_back(static_cast<uint32_t>(id));
   });
 }
 
+void Tokenizer::EncodeBatch(const std::string_view* texts, size_t n, std::vector<uint32_t>* ids,
+                            std::vector<size_t>* ends) {
+  ids->clear();
+  ends->clear();
+  ends->reserve(n);
+  impl_->Run(texts, n, [ids, ends](size_t text, const Span&, int64_t id, Match) {
+    while (ends->size() < text) ends->push_back(ids->size());  // the texts before `text` are done
+    if (id >= 0) ids->push_back(static_cast<uint32_t>(id));
+  });
+  ends->resize(n, ids->size());
+}
+
 void Tokenizer::Analyze(std::string_view text, std::vector<Token>* tokens) {
-  impl_->Run(text, [tokens](const Span& span, int64_t id, Match match) {
+  impl_->Run(&text, 1, [tokens](size_t, const Span& span, int64_t id, Match match) {
     Token token;
     token.begin = span.begin;
     token.end = span.end;

@@ -37,36 +37,35 @@ Status WordIndex::Build(const StringsView& words) {
 // everything). Two equal words never get distinct slots, so duplicates are looked for only there.
 Status WordIndex::TryBuild(uint64_t seed, bool* built) {
   const uint32_t n = words_.count;
-  seed_ = seed;
-  buckets_ = n / kWordsPerBucket + 1;
-  slot_count_ = n + n / 6 + 1;
+  // Built in locals, kept only on success: a failed build leaves the empty index (finds nothing).
+  const uint32_t buckets = n / kWordsPerBucket + 1, slot_count = n + n / 6 + 1;
   std::vector<uint64_t> hash(n);
-  std::vector<uint32_t> start(buckets_ + 1, 0);
+  std::vector<uint32_t> start(buckets + 1, 0);
   for (uint32_t row = 0; row < n; ++row) {
     hash[row] = HashWord64(word(row), seed);
-    ++start[BucketOf(hash[row], buckets_) + 1];
+    ++start[BucketOf(hash[row], buckets) + 1];
   }
-  for (uint32_t b = 0; b < buckets_; ++b) start[b + 1] += start[b];
+  for (uint32_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
   std::vector<uint32_t> members(n);  // rows grouped by bucket
   {
     std::vector<uint32_t> next(start.begin(), start.end() - 1);
-    for (uint32_t row = 0; row < n; ++row) members[next[BucketOf(hash[row], buckets_)]++] = row;
+    for (uint32_t row = 0; row < n; ++row) members[next[BucketOf(hash[row], buckets)]++] = row;
   }
   uint32_t largest = 0;
-  for (uint32_t b = 0; b < buckets_; ++b) largest = std::max(largest, start[b + 1] - start[b]);
+  for (uint32_t b = 0; b < buckets; ++b) largest = std::max(largest, start[b + 1] - start[b]);
   if (largest > kMaxBucket) {
     *built = false;
     return Status::Ok();
   }
   // Buckets by size, largest first (a counting sort).
   std::vector<uint32_t> by_size(largest + 2, 0);
-  for (uint32_t b = 0; b < buckets_; ++b) ++by_size[largest - (start[b + 1] - start[b]) + 1];
+  for (uint32_t b = 0; b < buckets; ++b) ++by_size[largest - (start[b + 1] - start[b]) + 1];
   for (uint32_t s = 0; s <= largest; ++s) by_size[s + 1] += by_size[s];
-  std::vector<uint32_t> order(buckets_);
-  for (uint32_t b = 0; b < buckets_; ++b) order[by_size[largest - (start[b + 1] - start[b])]++] = b;
+  std::vector<uint32_t> order(buckets);
+  for (uint32_t b = 0; b < buckets; ++b) order[by_size[largest - (start[b + 1] - start[b])]++] = b;
 
-  pilots_ = std::make_unique<uint16_t[]>(buckets_);
-  std::vector<uint64_t> used((slot_count_ + 63) / 64, 0);
+  auto pilots = std::make_unique<uint16_t[]>(buckets);
+  std::vector<uint64_t> used((slot_count + 63) / 64, 0);
   std::vector<uint32_t> placed(largest), slot_of(n);  // slot_of: by position in members
   std::vector<uint64_t> bucket_hash(largest);
   for (const uint32_t b : order) {
@@ -79,7 +78,7 @@ Status WordIndex::TryBuild(uint64_t seed, bool* built) {
       // branch per word mispredicts more than the few extra multiplies cost.
       uint64_t taken = 0;
       for (uint32_t k = 0; k < size; ++k) {
-        const uint32_t slot = Place(bucket_hash[k], pilot, slot_count_);
+        const uint32_t slot = Place(bucket_hash[k], pilot, slot_count);
         placed[k] = slot;
         taken |= used[slot / 64] >> (slot % 64);
       }
@@ -101,26 +100,31 @@ Status WordIndex::TryBuild(uint64_t seed, bool* built) {
       *built = false;
       return Status::Ok();
     }
-    pilots_[b] = static_cast<uint16_t>(pilot);
+    pilots[b] = static_cast<uint16_t>(pilot);
     for (uint32_t k = 0; k < size; ++k) {
       used[placed[k] / 64] |= uint64_t{1} << (placed[k] % 64);
       slot_of[first + k] = placed[k];
     }
   }
-  slots_ = std::make_unique<Slot[]>(slot_count_);
+  auto slots = std::make_unique<Slot[]>(slot_count);
   constexpr uint32_t kAhead = 8;  // the slot writes land at random: start their lines early
   for (uint32_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) __builtin_prefetch(&slots_[slot_of[i + kAhead]], 1);
+    if (i + kAhead < n) __builtin_prefetch(&slots[slot_of[i + kAhead]], 1);
     const uint32_t row = members[i];
     const std::string_view w = word(row);
-    slots_[slot_of[i]] = Slot{LoadPartial(w.data(), w.size()), KeyTag(static_cast<uint32_t>(hash[row]), w.size()), row + 1};
+    slots[slot_of[i]] = Slot{LoadPartial(w.data(), w.size()), KeyTag(static_cast<uint32_t>(hash[row]), w.size()), row + 1};
   }
+  seed_ = seed;
+  buckets_ = buckets;
+  slot_count_ = slot_count;
+  pilots_ = std::move(pilots);
+  slots_ = std::move(slots);
   *built = true;
   return Status::Ok();
 }
 
-size_t WordIndex::bytes() const {
-  return slots_ == nullptr ? 0 : slot_count_ * sizeof(Slot) + buckets_ * sizeof(uint16_t);
-}
+WordIndex::WordIndex() : pilots_(std::make_unique<uint16_t[]>(1)), slots_(std::make_unique<Slot[]>(1)) {}
+
+size_t WordIndex::bytes() const { return slot_count_ * sizeof(Slot) + buckets_ * sizeof(uint16_t); }
 
 }  // namespace swe

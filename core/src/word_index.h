@@ -41,6 +41,8 @@ inline uint64_t HashWord64(std::string_view word, uint64_t seed) {
 
 class WordIndex {
  public:
+  // Empty: one bucket, one empty slot, so that lookups and prefetches need no null checks.
+  WordIndex();
   // Indexes the words (kept, not copied: they must outlive the index). Fails on a duplicate word, or
   // (never seen for real vocabularies; the bounded search keeps hostile files from hanging the load)
   // when no pilots are found.
@@ -53,7 +55,6 @@ class WordIndex {
   // The same with Hash(word) given. A word of up to 8 bytes matches when tag (so length) and head
   // agree; a longer one compares the rest.
   int64_t Find(std::string_view word, uint64_t hash) const {
-    if (slots_ == nullptr) return -1;
     const Slot& slot = slots_[SlotOf(hash)];
     if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) ||
         slot.head != LoadPartial(word.data(), word.size())) {
@@ -63,9 +64,11 @@ class WordIndex {
     if (word.size() > 8 && !SameTail(words_.at(row), word)) return -1;
     return row;
   }
-  // Starts loading the slot that Find(word, hash) will read.
+  // Starts loading the slot that Find(word, hash) will read. No branch around the prefetch: GCC 12
+  // splits a guarded prefetch into a function of its own, finds it pure and deletes the call (the
+  // tokenizer lost its prefetches that way; tests/perf_build_test.sh checks they are there).
   void Prefetch(uint64_t hash) const {
-    if (kHasPrefetch && slots_ != nullptr) __builtin_prefetch(&slots_[SlotOf(hash)]);
+    if constexpr (kHasPrefetch) __builtin_prefetch(&slots_[SlotOf(hash)]);
   }
   // Heap bytes held (slots and pilots).
   size_t bytes() const;

@@ -225,8 +225,11 @@ TEST(Encoder, BatchEqualsSingle) {
   auto model = BuildModel(c, DType::kF16);
   ASSERT_TRUE(model);
   Encoder encoder(*model);
-  std::vector<std::string_view> texts(std::begin(kTexts), std::end(kTexts));
-  texts.push_back("");
+  std::vector<std::string_view> texts;  // more than a chunk of the batch (64 texts), empty ones among them
+  for (int round = 0; round < 30; ++round) {
+    texts.insert(texts.end(), std::begin(kTexts), std::end(kTexts));
+    if (round % 4 == 0) texts.push_back("");
+  }
   texts.push_back("alpha");
   std::vector<float> batch(texts.size() * kDims, 7.0f);
   encoder.EncodeBatch(texts.data(), texts.size(), batch.data());

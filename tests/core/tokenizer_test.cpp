@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -796,6 +797,48 @@ TEST(Tokenizer, SubwordPiecesNeedASubwordVocabulary) {
   flags &= ~container::kFlagSubwordPieces;
   std::memcpy(bytes.data() + 36, &flags, 4);
   EXPECT_EQ(ReadModel(bytes.data(), bytes.size(), &m).code(), StatusCode::kCorrupt);
+}
+
+// EncodeBatch looks words up a fixed distance behind their split, across text boundaries: it must
+// give exactly each text's Encode, for empty texts, texts longer than that distance, max_tokens,
+// unknown words (the subword fallback), CJK bigrams and subword-piece models.
+TEST(Tokenizer, EncodeBatchEqualsEncodeOfEachText) {
+  const Strings pool = {"play", "Play", "playings", "xyz", "qqq", "the", "THE", "caf\xC3\xA9", "我喜欢学习", "中文",
+                        "\xFF", "a,b", "...", "  ", "ing", "x"};
+  std::mt19937 rng(7);
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < 300; ++i) {
+    std::string text;
+    const size_t words = i % 10 == 0 ? 0 : i % 7 == 0 ? 40 + rng() % 30 : rng() % 12;  // some empty, some long
+    for (size_t w = 0; w < words; ++w) text += pool[rng() % pool.size()] + (rng() % 3 == 0 ? ", " : " ");
+    texts.push_back(text);
+  }
+  auto check = [&](const ModelContents& c, const char* what) {
+    auto m = BuildModel(c);
+    ASSERT_TRUE(m) << what;
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{17}, texts.size()}) {
+      std::vector<std::string_view> views(texts.begin(), texts.begin() + n);
+      std::vector<uint32_t> ids = {99}, want;
+      std::vector<size_t> ends = {99}, want_ends;
+      Tokenizer(*m).EncodeBatch(views.data(), n, &ids, &ends);
+      Tokenizer single(*m);
+      for (std::string_view text : views) {
+        single.Encode(text, &want);
+        want_ends.push_back(want.size());
+      }
+      EXPECT_EQ(ids, want) << what << ", " << n << " texts";
+      EXPECT_EQ(ends, want_ends) << what << ", " << n << " texts";
+    }
+  };
+  ModelContents words = Contents({"play", "the", "cafe", "我", "喜欢", "学习", "中", "x", "ing"});
+  words.tokenizer.subword = TestUnigram();
+  check(words, "words with a unigram fallback");
+  words.tokenizer.max_tokens = 5;
+  check(words, "max_tokens 5");
+  words.tokenizer.max_tokens = 0;
+  words.tokenizer.cjk = CjkMode::kBigrams;
+  check(words, "CJK bigrams");
+  check(PieceContents({kWordStart + "play", "ing", "s", kWordStart, "x"}, TestUnigram()), "subword pieces");
 }
 
 }  // namespace

@@ -24,14 +24,18 @@ class Encoder {
   uint32_t dims() const { return dims_; }
   // Writes dims() floats to `out`; returns how many words contributed.
   uint32_t Encode(std::string_view text, float* out);
-  // Writes n * dims() floats, row-major.
+  // Writes n * dims() floats, row-major: the same as Encode on each text, faster for short texts.
   void EncodeBatch(const std::string_view* texts, size_t n, float* out);
 
  private:
+  // The sentence vector of rows ids[0..count) into out; returns how many words contributed.
+  uint32_t Sum(const uint32_t* ids, size_t count, float* out) const;
+
   const Model& model_;
   Tokenizer tokenizer_;
   uint32_t dims_;
   std::vector<uint32_t> ids_;
+  std::vector<size_t> ends_;  // EncodeBatch: where each text's ids end
 };
 
 // Cosine similarity of two vectors (0 when either is zero). Same kernels as the index.
