@@ -308,7 +308,8 @@ struct Tokenizer::Impl {
   struct Pending {
     Span span;
     size_t text;        // which of Run's texts
-    uint64_t hash;      // of the first form
+    uint64_t hash;        // of the first form
+    uint32_t slot;        // its word-index slot
     uint32_t lowered_at;  // where the first form starts in `lowered`, or kAsWritten
   };
   static constexpr uint32_t kAsWritten = UINT32_MAX;
@@ -344,7 +345,8 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
       const std::string_view word = SpanWord(texts[p.text], p.span);
       const bool as_written = p.lowered_at == kAsWritten;
       Match match = as_written ? Match::kExact : Match::kFolded;
-      int64_t id = index.Find(as_written ? word : std::string_view(lowered).substr(p.lowered_at, word.size()), p.hash);
+      const std::string_view first = as_written ? word : std::string_view(lowered).substr(p.lowered_at, word.size());
+      int64_t id = index.Find(first, p.hash, p.slot);
       if (id < 0) {
         match = Match::kUnknown;
         id = Resolve(word, p.span, &match);
@@ -367,8 +369,9 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
       } else {
         hash = index.Hash(word);
       }
-      index.Prefetch(hash);
-      pending.push_back({span, t, hash, lowered_at});
+      const uint32_t slot = index.SlotOf(hash);
+      index.Prefetch(slot);
+      pending.push_back({span, t, hash, slot, lowered_at});
       if (pending.size() == kBatch) flush();
       return max_tokens == 0 || ++count < max_tokens;
     });

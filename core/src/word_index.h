@@ -52,10 +52,15 @@ class WordIndex {
   uint64_t Hash(std::string_view word) const { return HashWord64(word, seed_); }
   // Row of `word` (exact bytes), or -1.
   int64_t Find(std::string_view word) const { return Find(word, Hash(word)); }
-  // The same with Hash(word) given. A word of up to 8 bytes matches when tag (so length) and head
-  // agree; a longer one compares the rest.
-  int64_t Find(std::string_view word, uint64_t hash) const {
-    const Slot& slot = slots_[SlotOf(hash)];
+  // The same with Hash(word) given.
+  int64_t Find(std::string_view word, uint64_t hash) const { return Find(word, hash, SlotOf(hash)); }
+  // The slot that a word hash looks in: callers that prefetch it (the tokenizer's batches) keep it for
+  // Find instead of reading the bucket's pilot twice.
+  uint32_t SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
+  // The same with slot = SlotOf(hash) given. A word of up to 8 bytes matches when tag (so length) and
+  // head agree; a longer one compares the rest.
+  int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index) const {
+    const Slot& slot = slots_[slot_index];
     if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) ||
         slot.head != LoadPartial(word.data(), word.size())) {
       return -1;
@@ -64,11 +69,11 @@ class WordIndex {
     if (word.size() > 8 && !SameTail(words_.at(row), word)) return -1;
     return row;
   }
-  // Starts loading the slot that Find(word, hash) will read. No branch around the prefetch: GCC 12
-  // splits a guarded prefetch into a function of its own, finds it pure and deletes the call (the
-  // tokenizer lost its prefetches that way; tests/perf_build_test.sh checks they are there).
-  void Prefetch(uint64_t hash) const {
-    if constexpr (kHasPrefetch) __builtin_prefetch(&slots_[SlotOf(hash)]);
+  // Starts loading a slot (SlotOf) that Find will read. No branch around the prefetch: GCC 12 splits
+  // a guarded prefetch into a function of its own, finds it pure and deletes the call (the tokenizer
+  // lost its prefetches that way; tests/core/prefetch_test.sh checks that they are there).
+  void Prefetch(uint32_t slot_index) const {
+    if constexpr (kHasPrefetch) __builtin_prefetch(&slots_[slot_index]);
   }
   // Heap bytes held (slots and pilots).
   size_t bytes() const;
@@ -89,7 +94,6 @@ class WordIndex {
     const uint64_t x = (hash ^ (pilot * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
     return Range(static_cast<uint32_t>(x >> 32), slot_count);
   }
-  uint32_t SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
   // Whether two words whose first 8 bytes agree are equal (b.size() > 8): whole loads for a tail of
   // up to 8 bytes (most words) instead of a call to memcmp.
   static bool SameTail(std::string_view a, std::string_view b) {
