@@ -4,6 +4,7 @@
 // overlap) and give the ids Encode gives; and seeds a pseudo-random lexicon for SplitWords in longest
 // mode (the trainer's API).
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -81,6 +82,33 @@ void CheckCjk(Subject& s, std::string_view text) {
   if (ids != known) std::abort();
 }
 
+// The input's lines as a batch: EncodeBatch gives each line's Encode, ids and vectors alike.
+void CheckBatch(Subject& s, std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;;) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  std::vector<uint32_t> ids, one, want;
+  std::vector<size_t> ends;
+  s.ids_tokenizer.EncodeBatch(lines.data(), lines.size(), &ids, &ends);
+  const size_t dims = s.encoder.dims();
+  std::vector<float> batch(lines.size() * dims), single(dims);
+  s.encoder.EncodeBatch(lines.data(), lines.size(), batch.data());
+  if (ends.size() != lines.size()) std::abort();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    one.clear();
+    s.ids_tokenizer.Encode(lines[i], &one);
+    want.insert(want.end(), one.begin(), one.end());
+    if (ends[i] != want.size()) std::abort();
+    s.encoder.Encode(lines[i], single.data());
+    if (std::memcmp(single.data(), batch.data() + i * dims, dims * sizeof(float)) != 0) std::abort();
+  }
+  if (ids != want) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -94,7 +122,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Make(SubwordKind::kUnigram, CjkMode::kBigrams), Make(SubwordKind::kNone, CjkMode::kLongest),
       Make(SubwordKind::kWordPiece, CjkMode::kLongest), Make(SubwordKind::kUnigram, CjkMode::kLongest)};
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (auto& model : models) Check(*model, text);
+  for (auto& model : models) {
+    Check(*model, text);
+    CheckBatch(*model, text);
+  }
   if (size == 0) return 0;
   CheckCjk(*cjk_models[data[0] % 6], text);
 
