@@ -151,10 +151,10 @@ int64_t Tokenizer::Impl::Resolve(std::string_view word, const Span& span, Match*
   const int64_t id = Lookup(word, span.ascii, span.upper, match, /*first_missed=*/true);
   if (id >= 0 || span.kind == Kind::kPiece || !subword.enabled()) return id;
   int64_t prefix;
-  UnknownCache& unknown = UnknownCache::ForModel(model);
-  if (!unknown.Find(word, &prefix)) {
+  UnknownCache& unknown = UnknownCache::ThisThread();
+  if (!unknown.Find(model, word, &prefix)) {
     prefix = Prefix(word);
-    unknown.Put(word, prefix);
+    unknown.Put(model, word, prefix);
   }
   if (prefix >= 0) *match = Match::kPrefix;
   return prefix;

@@ -11,21 +11,13 @@
 namespace swe {
 
 // Step 3's results for recent unknown words: real text repeats its names and numbers, and the
-// subword fallback costs far more than a lookup. One cache a thread, for the model that thread last
-// resolved an unknown word with (told apart by Model::serial, not by address), so that it outlives
-// the tokenizer: the C API makes an encoder for each call. Another model clears it. Two-way set
-// associative (the way used less recently is replaced), 4,096 words of up to 24 bytes, 118 KB;
+// subword fallback costs far more than a lookup. One cache a thread, so that it outlives the
+// tokenizer (the C API makes an encoder for each call); each entry is for one model (told apart by
+// Model::serial, never reused, not by address), so models used in turn keep their entries. Two-way
+// set associative (the way used less recently is replaced), 4,096 words of up to 24 bytes, 150 KB;
 // allocated on first use, with only the key sizes zeroed (a word is never empty).
 class UnknownCache {
  public:
-  static UnknownCache& ForModel(const Model& model) {
-    UnknownCache& cache = ThisThread();
-    if (cache.serial_ != model.serial()) {
-      cache.serial_ = model.serial();
-      cache.Clear();
-    }
-    return cache;
-  }
   static UnknownCache& ThisThread() {
     thread_local UnknownCache cache;
     return cache;
@@ -35,11 +27,12 @@ class UnknownCache {
     std::memset(table_->size, 0, sizeof table_->size);
     std::memset(table_->recent, 0, sizeof table_->recent);
   }
-  bool Find(std::string_view word, int64_t* id) {
+  bool Find(const Model& model, std::string_view word, int64_t* id) {
     if (table_ == nullptr || word.empty() || word.size() > kMaxKey) return false;
-    const size_t set = HashWord(word) & (kSets - 1);
+    const size_t set = SetOf(model, word);
     for (size_t way = 0; way < kWays; ++way) {
-      if (table_->size[set][way] == word.size() && std::memcmp(table_->key[set][way], word.data(), word.size()) == 0) {
+      if (table_->size[set][way] == word.size() && table_->model[set][way] == model.serial() &&
+          std::memcmp(table_->key[set][way], word.data(), word.size()) == 0) {
         table_->recent[set] = static_cast<uint8_t>(way);
         *id = table_->id[set][way] == kNone ? int64_t{-1} : int64_t{table_->id[set][way]};
         return true;
@@ -47,15 +40,16 @@ class UnknownCache {
     }
     return false;
   }
-  void Put(std::string_view word, int64_t id) {
+  void Put(const Model& model, std::string_view word, int64_t id) {
     if (word.empty() || word.size() > kMaxKey) return;
     if (table_ == nullptr) {
       table_.reset(new Table);
       Clear();
     }
-    const size_t set = HashWord(word) & (kSets - 1);
+    const size_t set = SetOf(model, word);
     const size_t way = table_->size[set][0] == 0 ? 0 : 1 - table_->recent[set];
     table_->size[set][way] = static_cast<uint8_t>(word.size());
+    table_->model[set][way] = model.serial();
     std::memcpy(table_->key[set][way], word.data(), word.size());
     table_->id[set][way] = id < 0 ? kNone : static_cast<uint32_t>(id);
     table_->recent[set] = static_cast<uint8_t>(way);
@@ -63,14 +57,17 @@ class UnknownCache {
 
  private:
   static constexpr size_t kSets = 2048, kWays = 2, kMaxKey = 24;
+  static size_t SetOf(const Model& model, std::string_view word) {
+    return (HashWord(word) ^ model.serial() * 0x9E3779B97F4A7C15ull) & (kSets - 1);
+  }
   static constexpr uint32_t kNone = 0xFFFFFFFFu;  // no prefix found (rows are < 0xE0000000)
   struct Table {
     uint8_t size[kSets][kWays];  // 0: unused; key and id are set with it
     uint8_t recent[kSets];       // the way found or put last
     uint32_t id[kSets][kWays];
+    uint64_t model[kSets][kWays];  // Model::serial
     char key[kSets][kWays][kMaxKey];
   };
-  uint64_t serial_ = 0;
   std::unique_ptr<Table> table_;
 };
 

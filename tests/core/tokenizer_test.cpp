@@ -14,6 +14,7 @@
 #include "container.h"
 #include "core/test_models.h"
 #include "swe/subword.h"
+#include "unknown_cache.h"
 
 namespace swe {
 namespace {
@@ -294,8 +295,8 @@ TEST(Tokenizer, PrefixFallbackWithUnigram) {
 }
 
 // The thread's cache of resolved unknown words (core/src/unknown_cache.h): more distinct unknown
-// words than it holds, words longer than it keeps, and two models in turn (the cache answers for the
-// model it was filled for only). Vocabulary: every string of 1 to `longest` letters x, y, z; an
+// words than it holds, words longer than it keeps, and two models in turn (each entry answers for the
+// model it was filled for only, and both models' entries stay). Vocabulary: every string of 1 to `longest` letters x, y, z; an
 // unknown word of 7 or 8 letters splits ▁|x|y|z... (single-letter pieces), so its prefix is its
 // first `longest` letters.
 // Every string of `len` letters x, y, z.
@@ -344,12 +345,28 @@ TEST(Tokenizer, UnknownWordsAreRememberedPerModel) {
   for (int pass = 0; pass < 2; ++pass) {  // the second pass finds many in the cache
     for (const std::string& w : unknown) ASSERT_EQ(resolve(*six, w), w.substr(0, 6)) << w << " pass " << pass;
   }
-  for (size_t i = 0; i < 200; ++i) {  // the models in turn: each switch starts the cache afresh
+  for (size_t i = 0; i < 200; ++i) {  // the models in turn: each answers with its own prefixes
     const std::string& w = unknown[i * 37 % unknown.size()];
     ASSERT_EQ(resolve(*six, w), w.substr(0, 6)) << w;
     ASSERT_EQ(resolve(*three, w), w.substr(0, 3)) << w;
     ASSERT_EQ(resolve(*six, w), w.substr(0, 6)) << w;
   }
+  // Both models' entries stay side by side: a word just resolved with each is in the cache for each,
+  // with that model's row; a model that never saw it finds nothing.
+  auto four = model_up_to(4);
+  ASSERT_TRUE(four);
+  const std::string w = unknown[42];
+  resolve(*six, w);
+  resolve(*three, w);
+  UnknownCache& cache = UnknownCache::ThisThread();
+  int64_t id = -2;
+  ASSERT_TRUE(cache.Find(*six, w, &id));
+  EXPECT_EQ(id, six->find(w.substr(0, 6)));
+  ASSERT_TRUE(cache.Find(*three, w, &id));
+  EXPECT_EQ(id, three->find(w.substr(0, 3)));
+  EXPECT_FALSE(cache.Find(*four, w, &id));
+  Tokenizer::ForgetUnknownWords();
+  EXPECT_FALSE(cache.Find(*six, w, &id));
 }
 
 // 東京タワーに行く as one CJK run, segmented by a unigram teacher.

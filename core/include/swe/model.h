@@ -101,7 +101,7 @@ class Model {
   // Size in bytes of the file the model was read from.
   size_t file_size() const { return file_size_; }
   // A number no other Model of this process has had: tells models apart where an address can be
-  // reused (a cache kept for the model last used).
+  // reused (the tokenizer's per-thread cache of unknown words keys its entries by it).
   uint64_t serial() const { return serial_; }
 
   // Word `id` (id < vocab_size()).

@@ -75,8 +75,8 @@ class Tokenizer {
   void EncodeBatch(const std::string_view* texts, size_t n, std::vector<uint32_t>* ids, std::vector<size_t>* ends);
   // Appends every word with how it matched (known and skipped), for display and debugging.
   void Analyze(std::string_view text, std::vector<Token>* tokens);
-  // Unknown words resolved by their subword prefix (step 3) are remembered per thread, for the model
-  // that thread used last, across tokenizers. This forgets them (benchmarks of the uncached path).
+  // Unknown words resolved by their subword prefix (step 3) are remembered per thread and model, across
+  // tokenizers. This forgets them (benchmarks of the uncached path).
   static void ForgetUnknownWords();
 
  private:
