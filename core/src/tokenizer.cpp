@@ -3,6 +3,7 @@
 #include "swe/tokenizer.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "swe/subword.h"
@@ -81,7 +82,8 @@ struct Tokenizer::Impl {
   };
   static constexpr uint32_t kAsWritten = UINT32_MAX;
   static constexpr size_t kBatch = 32;  // words split ahead of their lookups
-  std::vector<Pending> pending;
+  std::array<Pending, kBatch> pending;  // in place: the C API makes a tokenizer per call
+  size_t pending_count = 0;
   std::string folded, stripped, normalized, normalized_char, lowered;
   std::vector<uint32_t> ends, piece_ids, source_end;
 };
@@ -104,11 +106,11 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
   // across texts, so that short texts overlap their misses as one long text does. Most words are
   // found by their first lookup, here; the others go through Resolve (which repeats it).
   const WordIndex& index = model.word_index();
-  pending.clear();
-  pending.reserve(kBatch);  // once, not one growth after another: the C API makes a tokenizer per call
+  pending_count = 0;
   lowered.clear();
   auto flush = [&] {
-    for (const Pending& p : pending) {
+    for (size_t k = 0; k < pending_count; ++k) {
+      const Pending& p = pending[k];
       const std::string_view word = SpanWord(texts[p.text], p.span);
       const bool as_written = p.lowered_at == kAsWritten;
       Match match = as_written ? Match::kExact : Match::kFolded;
@@ -120,7 +122,7 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
       }
       sink(p.text, p.span, id, match);
     }
-    pending.clear();
+    pending_count = 0;
     lowered.clear();
   };
   for (size_t t = 0; t < n; ++t) {
@@ -138,8 +140,8 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
       }
       const uint32_t slot = index.SlotOf(hash);
       index.Prefetch(slot);
-      pending.push_back({span, t, hash, slot, lowered_at});
-      if (pending.size() == kBatch) flush();
+      pending[pending_count++] = {span, t, hash, slot, lowered_at};
+      if (pending_count == kBatch) flush();
       return max_tokens == 0 || ++count < max_tokens;
     });
   }
