@@ -75,7 +75,7 @@ struct Tokenizer::Impl {
   // when FoldsFirst, its lower-case form, kept in `lowered` so that it is folded once.
   struct Pending {
     Span span;
-    size_t text;        // which of Run's texts
+    size_t text;          // which of Run's texts
     uint64_t hash;        // of the first form
     uint32_t slot;        // its word-index slot
     uint32_t lowered_at;  // where the first form starts in `lowered`, or kAsWritten
@@ -104,7 +104,7 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
   // split: a lookup is a cache miss into a table of megabytes, and overlapping the misses of a batch
   // (instead of paying them one after another) is most of the tokenizer's speed. A batch runs on
   // across texts, so that short texts overlap their misses as one long text does. Most words are
-  // found by their first lookup, here; the others go through Resolve (which repeats it).
+  // found by their first lookup, here; the others go through Resolve (the rest of steps 2 and 3).
   const WordIndex& index = model.word_index();
   pending_count = 0;
   lowered.clear();
