@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string_view>
 
@@ -118,6 +119,35 @@ swe_status NewModelHandle(Read read, swe_model** out) {
   handle->info_json = InfoJson(*handle->model);
   *out = handle.release();
   return SWE_OK;
+}
+
+// Calls use(encoder) with an encoder of `model` for `dims` dimensions. For texts of up to
+// kKeptTextBytes the calling thread keeps it from call to call: building one per call (a tokenizer
+// and its buffers) cost a short query about a tenth of its time. One is kept per thread, for one
+// model and dims at a time, told apart by Model::serial (never reused), so that an encoder of a freed
+// model is replaced, never used. Longer texts get one of their own, so what a thread keeps stays small.
+constexpr size_t kKeptTextBytes = 4096;
+template <typename Use>
+auto WithEncoder(const swe::Model& model, uint32_t dims, size_t text_bytes, Use use) {
+  swe::EncodeOptions options;
+  options.dims = dims;
+  if (text_bytes > kKeptTextBytes) {
+    swe::Encoder encoder(model, options);
+    return use(encoder);
+  }
+  struct Kept {
+    uint64_t serial = 0;
+    uint32_t dims = 0;
+    std::unique_ptr<swe::Encoder> encoder;
+  };
+  thread_local Kept kept;
+  if (!kept.encoder || kept.serial != model.serial() || kept.dims != dims) {
+    kept.encoder.reset();  // (its model may be gone: destroying an encoder does not touch the model)
+    kept.encoder = std::make_unique<swe::Encoder>(model, options);
+    kept.serial = model.serial();
+    kept.dims = dims;
+  }
+  return use(*kept.encoder);
 }
 
 }  // namespace
@@ -257,10 +287,9 @@ swe_status swe_model_encode_text(const swe_model* model, const char* text, size_
       return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) +
                                                 " floats is too small for " + std::to_string(dims) + " dimensions");
     }
-    swe::EncodeOptions options;
-    options.dims = dims;
-    swe::Encoder encoder(*model->model, options);
-    uint32_t n_words = encoder.Encode(swe::capi::View(text, text_size), out);
+    const uint32_t n_words = swe::capi::WithEncoder(*model->model, dims, text_size, [&](swe::Encoder& encoder) {
+      return encoder.Encode(swe::capi::View(text, text_size), out);
+    });
     if (out_n_words) *out_n_words = n_words;
     return SWE_OK;
   });
@@ -298,9 +327,11 @@ swe_status swe_model_count_known_words(const swe_model* model, const char* text,
     SWE_CHECK_ARG(model && out_n_words, "swe_model_count_known_words: NULL model or count");
     SWE_CHECK_ARG(swe::capi::ValidText(text, text_size), "swe_model_count_known_words: text is NULL");
     // The encoder's own count, so that 0 here is exactly "encodes to the zero vector".
-    swe::Encoder encoder(*model->model);
-    std::vector<float> scratch(model->model->dims());
-    *out_n_words = encoder.Encode(swe::capi::View(text, text_size), scratch.data());
+    const swe::Model& m = *model->model;
+    std::vector<float> scratch(m.dims());
+    *out_n_words = swe::capi::WithEncoder(m, m.dims(), text_size, [&](swe::Encoder& encoder) {
+      return encoder.Encode(swe::capi::View(text, text_size), scratch.data());
+    });
     return SWE_OK;
   });
 }
@@ -313,12 +344,11 @@ swe_status swe_model_compute_similarity(const swe_model* model, const char* a, s
                   "swe_model_compute_similarity: text is NULL");
     uint32_t dims = 0;
     if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
-    swe::EncodeOptions options;
-    options.dims = dims;
-    swe::Encoder encoder(*model->model, options);
     std::vector<float> va(dims), vb(dims);
-    encoder.Encode(swe::capi::View(a, a_size), va.data());
-    encoder.Encode(swe::capi::View(b, b_size), vb.data());
+    swe::capi::WithEncoder(*model->model, dims, std::max(a_size, b_size), [&](swe::Encoder& encoder) {
+      encoder.Encode(swe::capi::View(a, a_size), va.data());
+      encoder.Encode(swe::capi::View(b, b_size), vb.data());
+    });
     *out_score = swe::Cosine(va.data(), vb.data(), dims);
     return SWE_OK;
   });

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -209,6 +210,53 @@ TEST_F(CApiTest, EncodeEqualsCore) {
   // Truncated vectors, renormalised.
   for (uint32_t dims : {1u, 8u, kDims}) {
     EXPECT_TRUE(BitEqual(Encode(kTexts[0], dims), CoreEncode(kTexts[0], dims))) << dims;
+  }
+}
+
+// The thread keeps an encoder between calls (libswe/src/swe_c.cpp, WithEncoder): models used in turn,
+// freed and loaded again (a new model may get the freed one's address), other dims and texts longer
+// than what it keeps all give the vectors of an encoder made for the call. Under AddressSanitizer
+// this also shows that a freed model's kept encoder is never used.
+TEST_F(CApiTest, KeptEncoderFollowsModelsAndDims) {
+  std::vector<uint8_t> other_bytes = swe::testing::ModelBytes(Contents(8));
+  std::unique_ptr<swe::Model> other_core;
+  ASSERT_TRUE(swe::ReadModel(other_bytes.data(), other_bytes.size(), &other_core).ok());
+  const std::string long_text = [] {
+    std::string t;
+    while (t.size() <= 5000) t += "the cat sat on the mat in new york ";
+    return t;
+  }();
+  auto expect = [&](const swe::Model& core, const std::string& text, uint32_t dims) {
+    swe::EncodeOptions options;
+    options.dims = dims;
+    swe::Encoder encoder(core, options);
+    std::vector<float> v(encoder.dims());
+    encoder.Encode(text, v.data());
+    return v;
+  };
+  for (int round = 0; round < 3; ++round) {
+    swe_model* other = nullptr;
+    ASSERT_EQ(swe_model_load_from_bytes(other_bytes.data(), other_bytes.size(), nullptr, &other), SWE_OK);
+    for (uint32_t dims : {0u, 8u}) {
+      swe_encode_params params = swe_encode_default_params();
+      params.dims = dims;
+      for (const std::string& text : {kTexts[0], kTexts[4], long_text}) {
+        for (auto [handle, core] : {std::pair{model_.get(), core_.get()}, std::pair{other, other_core.get()}}) {
+          std::vector<float> v(swe_model_get_encode_dims(handle, &params));
+          ASSERT_EQ(swe_model_encode_text(handle, text.data(), text.size(), &params, v.data(), v.size(), nullptr), SWE_OK);
+          EXPECT_TRUE(BitEqual(v, expect(*core, text, dims))) << round << " " << dims << " " << text.size();
+        }
+      }
+    }
+    swe_model_free(other);  // the thread's kept encoder may be for it now
+  }
+  for (uint32_t dims : {0u, 8u, 0u, 3u, 3u}) {  // one model, dims changing from call to call
+    swe_encode_params params = swe_encode_default_params();
+    params.dims = dims;
+    std::vector<float> v(swe_model_get_encode_dims(model_.get(), &params));
+    ASSERT_EQ(swe_model_encode_text(model_.get(), kTexts[0].data(), kTexts[0].size(), &params, v.data(), v.size(),
+                                    nullptr), SWE_OK);
+    EXPECT_TRUE(BitEqual(v, expect(*core_, kTexts[0], dims))) << dims;
   }
 }
 
