@@ -20,7 +20,8 @@
 // Model::AccumulateRows call per text: the encoder's path), "encode" (Encoder::Encode: the whole
 // thing, one text per call), "encode_batch" (Encoder::EncodeBatch on batches of 1,024 texts, as
 // `swe encode`, swe_model_encode_batch and the JS encode(texts) do), "encode_per_call" (a new Encoder
-// per text, as the C API's swe_model_encode_text makes).
+// per text: what building one costs; the C API keeps one per thread, and builds one only for texts
+// over 4 KB).
 // Each number is the median of --repeats timings, each timing at least --min-time of this
 // thread's CPU time (so that other work on a shared machine does not count). --mode NAME: only that
 // mode of the STS-B and text runs (for a profiler: `perf record encode_bench ... --mode tokenize`).
