@@ -16,7 +16,7 @@ Encoder::Encoder(const Model& model, const EncodeOptions& options)
 
 uint32_t Encoder::Encode(std::string_view text, float* out) {
   ids_.clear();
-  ids_.reserve(16);  // a short text's ids in one allocation (the C API makes an Encoder per call)
+  ids_.reserve(16);  // a short text's ids in one allocation (encoders made for one call are common)
   tokenizer_.Encode(text, &ids_);
   for (uint32_t id : ids_) model_.PrefetchRow(id);  // the rows' misses overlap, not one per word
   return Sum(ids_.data(), ids_.size(), out);

@@ -82,7 +82,7 @@ struct Tokenizer::Impl {
   };
   static constexpr uint32_t kAsWritten = UINT32_MAX;
   static constexpr size_t kBatch = 32;  // words split ahead of their lookups
-  std::array<Pending, kBatch> pending;  // in place: the C API makes a tokenizer per call
+  std::array<Pending, kBatch> pending;  // in place: tokenizers made for one call are common
   size_t pending_count = 0;
   std::string folded, stripped, normalized, normalized_char, lowered;
   std::vector<uint32_t> ends, piece_ids, source_end;

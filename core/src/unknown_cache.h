@@ -12,10 +12,10 @@ namespace swe {
 
 // Step 3's results for recent unknown words: real text repeats its names and numbers, and the
 // subword fallback costs far more than a lookup. One cache a thread, so that it outlives the
-// tokenizer (the C API makes an encoder for each call); each entry is for one model (told apart by
-// Model::serial, never reused, not by address), so models used in turn keep their entries. Two-way
-// set associative (the way used less recently is replaced), 4,096 words of up to 24 bytes, 150 KB;
-// allocated on first use, with only the key sizes zeroed (a word is never empty).
+// tokenizer (the C API makes encoders for single calls too); each entry is for one model (told
+// apart by Model::serial, never reused, not by address), so models used in turn keep their entries.
+// Two-way set associative (the way used less recently is replaced), 4,096 words of up to 24 bytes,
+// 150 KB; allocated on first use, with only the key sizes zeroed (a word is never empty).
 class UnknownCache {
  public:
   static UnknownCache& ThisThread() {
