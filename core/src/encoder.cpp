@@ -28,15 +28,14 @@ void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
   constexpr size_t kChunk = 64;
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t count = std::min(kChunk, n - start);
-    tokenizer_.EncodeBatch(texts + start, count, &ids_, &ends_);
+    tokenizer_.EncodeBatch(texts + start, count, &ids_, &offsets_);
     const auto prefetch = [this](size_t text) {
-      for (size_t j = text == 0 ? 0 : ends_[text - 1]; j < ends_[text]; ++j) model_.PrefetchRow(ids_[j]);
+      for (size_t j = offsets_[text]; j < offsets_[text + 1]; ++j) model_.PrefetchRow(ids_[j]);
     };
     prefetch(0);
     for (size_t i = 0; i < count; ++i) {
       if (i + 1 < count) prefetch(i + 1);
-      const size_t begin = i == 0 ? 0 : ends_[i - 1];
-      Sum(ids_.data() + begin, ends_[i] - begin, out + (start + i) * dims_);
+      Sum(ids_.data() + offsets_[i], offsets_[i + 1] - offsets_[i], out + (start + i) * dims_);
     }
   }
 }

@@ -210,6 +210,7 @@ bool Tokenizer::Impl::Pieces(std::string_view text, const Span& span, Sink& sink
 int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, Match* match, bool first_missed) {
   const WordIndex& index = model.word_index();
   const bool folds_first = FoldsFirst(ascii, upper, config, model);
+  if (folds_first && first_missed) return -1;  // its lower-case form was all step 2 had (ASCII: no accents)
   int64_t id = -1;
   if (!folds_first && !first_missed) {
     id = index.Find(word);
@@ -234,7 +235,7 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
         }
       }
     }
-    if (folded != word && !(folds_first && first_missed)) {
+    if (folded != word) {
       id = index.Find(folded);
       if (id >= 0) {
         *match = Match::kFolded;
@@ -301,15 +302,15 @@ void Tokenizer::Encode(std::string_view text, std::vector<uint32_t>* ids) {
 }
 
 void Tokenizer::EncodeBatch(const std::string_view* texts, size_t n, std::vector<uint32_t>* ids,
-                            std::vector<size_t>* ends) {
+                            std::vector<size_t>* offsets) {
   ids->clear();
-  ends->clear();
-  ends->reserve(n);
-  impl_->Run(texts, n, [ids, ends](size_t text, const Span&, int64_t id, Match) {
-    while (ends->size() < text) ends->push_back(ids->size());  // the texts before `text` are done
+  offsets->assign(1, 0);
+  offsets->reserve(n + 1);
+  impl_->Run(texts, n, [ids, offsets](size_t text, const Span&, int64_t id, Match) {
+    while (offsets->size() <= text) offsets->push_back(ids->size());  // the texts before `text` are done
     if (id >= 0) ids->push_back(static_cast<uint32_t>(id));
   });
-  ends->resize(n, ids->size());
+  offsets->resize(n + 1, ids->size());
 }
 
 void Tokenizer::Analyze(std::string_view text, std::vector<Token>* tokens) {

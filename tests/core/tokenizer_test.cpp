@@ -836,15 +836,15 @@ TEST(Tokenizer, EncodeBatchEqualsEncodeOfEachText) {
     for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{17}, texts.size()}) {
       std::vector<std::string_view> views(texts.begin(), texts.begin() + n);
       std::vector<uint32_t> ids = {99}, want;
-      std::vector<size_t> ends = {99}, want_ends;
-      Tokenizer(*m).EncodeBatch(views.data(), n, &ids, &ends);
+      std::vector<size_t> offsets = {99}, want_offsets = {0};
+      Tokenizer(*m).EncodeBatch(views.data(), n, &ids, &offsets);
       Tokenizer single(*m);
       for (std::string_view text : views) {
         single.Encode(text, &want);
-        want_ends.push_back(want.size());
+        want_offsets.push_back(want.size());
       }
       EXPECT_EQ(ids, want) << what << ", " << n << " texts";
-      EXPECT_EQ(ends, want_ends) << what << ", " << n << " texts";
+      EXPECT_EQ(offsets, want_offsets) << what << ", " << n << " texts";
     }
   };
   ModelContents words = Contents({"play", "the", "cafe", "我", "喜欢", "学习", "中", "x", "ing"});

@@ -92,17 +92,17 @@ void CheckBatch(Subject& s, std::string_view text) {
     start = end + 1;
   }
   std::vector<uint32_t> ids, one, want;
-  std::vector<size_t> ends;
-  s.ids_tokenizer.EncodeBatch(lines.data(), lines.size(), &ids, &ends);
+  std::vector<size_t> offsets;
+  s.ids_tokenizer.EncodeBatch(lines.data(), lines.size(), &ids, &offsets);
   const size_t dims = s.encoder.dims();
   std::vector<float> batch(lines.size() * dims), single(dims);
   s.encoder.EncodeBatch(lines.data(), lines.size(), batch.data());
-  if (ends.size() != lines.size()) std::abort();
+  if (offsets.size() != lines.size() + 1 || offsets[0] != 0) std::abort();
   for (size_t i = 0; i < lines.size(); ++i) {
     one.clear();
     s.ids_tokenizer.Encode(lines[i], &one);
     want.insert(want.end(), one.begin(), one.end());
-    if (ends[i] != want.size()) std::abort();
+    if (offsets[i + 1] != want.size()) std::abort();
     s.encoder.Encode(lines[i], single.data());
     if (std::memcmp(single.data(), batch.data() + i * dims, dims * sizeof(float)) != 0) std::abort();
   }

@@ -35,7 +35,7 @@ class Encoder {
   Tokenizer tokenizer_;
   uint32_t dims_;
   std::vector<uint32_t> ids_;
-  std::vector<size_t> ends_;  // EncodeBatch: where each text's ids end
+  std::vector<size_t> offsets_;  // EncodeBatch: where each text's ids start in ids_ (Tokenizer::EncodeBatch)
 };
 
 // Cosine similarity of two vectors (0 when either is zero). Same kernels as the index.

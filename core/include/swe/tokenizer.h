@@ -70,9 +70,9 @@ class Tokenizer {
   // Appends the rows of the known words of `text`, in text order. Stops after max_tokens words.
   void Encode(std::string_view text, std::vector<uint32_t>* ids);
   // Encode for n texts at once, faster for short texts (their lookups overlap across texts): replaces
-  // `ids` with every text's rows, text after text, and `ends` with where each text's rows end (text
-  // i's rows are ids[ends[i-1] .. ends[i]), with ends[-1] = 0).
-  void EncodeBatch(const std::string_view* texts, size_t n, std::vector<uint32_t>* ids, std::vector<size_t>* ends);
+  // `ids` with every text's rows, text after text, and `offsets` with n + 1 positions in it: text i's
+  // rows are ids[offsets[i] .. offsets[i + 1]).
+  void EncodeBatch(const std::string_view* texts, size_t n, std::vector<uint32_t>* ids, std::vector<size_t>* offsets);
   // Appends every word with how it matched (known and skipped), for display and debugging.
   void Analyze(std::string_view text, std::vector<Token>* tokens);
   // Unknown words resolved by their subword prefix (step 3) are remembered per thread and model, across
