@@ -85,15 +85,17 @@ double RowCosine(const float* vectors, uint32_t dims, size_t i, size_t j) {
   return Dot(vectors, i, vectors, j, dims) * InverseNorm(vectors, i, dims) * InverseNorm(vectors, j, dims);
 }
 
+// Cosine as dot / sqrt(|a|^2 |b|^2): exactly 1 for two identical rows (dot = |a|^2 = |b|^2, and
+// sqrt(x * x) = x), which threshold 1 must merge; a product of inverse norms can round below 1.
 std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold) {
-  std::vector<double> inverse(n);
-  for (size_t i = 0; i < n; ++i) inverse[i] = InverseNorm(vectors, i, dims);
+  std::vector<double> squares(n);
+  for (size_t i = 0; i < n; ++i) squares[i] = Dot(vectors, i, vectors, i, dims);
   std::vector<std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) {
     auto group = groups.end();
-    if (inverse[i] != 0) {
+    if (squares[i] != 0) {
       group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
-        return Dot(vectors, g[0], vectors, i, dims) * inverse[g[0]] * inverse[i] >= threshold;
+        return Dot(vectors, g[0], vectors, i, dims) / std::sqrt(squares[g[0]] * squares[i]) >= threshold;
       });
     }
     if (group != groups.end()) {

@@ -47,11 +47,14 @@ export function nearDuplicateGroups(vectors, dims, threshold) {
   if (typeof threshold !== 'number' || !(threshold >= -1 && threshold <= 1)) {
     throw new RangeError(`nearDuplicateGroups: threshold must be a number in [-1, 1], got ${threshold}`);
   }
-  const inverse = inverseNorms(vectors, n, dims);
+  // Cosine as dot / sqrt(|a|² |b|²): exactly 1 for two identical rows (dot = |a|² = |b|², and
+  // sqrt(x · x) = x), which threshold 1 must merge; a product of inverse norms can round below 1.
+  const squares = new Float64Array(n);
+  for (let i = 0; i < n; ++i) squares[i] = dot(vectors, i, vectors, i, dims);
   const groups = [];
   for (let i = 0; i < n; ++i) {
-    const group = inverse[i] === 0 ? undefined :
-      groups.find((g) => dot(vectors, g[0], vectors, i, dims) * inverse[g[0]] * inverse[i] >= threshold);
+    const group = squares[i] === 0 ? undefined :
+      groups.find((g) => dot(vectors, g[0], vectors, i, dims) / Math.sqrt(squares[g[0]] * squares[i]) >= threshold);
     if (group) group.push(i);
     else groups.push([i]);
   }

@@ -83,10 +83,14 @@ test('dedupe groups near-duplicates under their first text', () => {
   const { texts: kept, groups } = model.dedupe(texts, 0.9);
   assert.deepEqual(groups, [[0, 2, 5], [1], [3], [4], [6]]);
   assert.deepEqual(kept, [texts[0], texts[1], texts[3], texts[4], texts[6]]);
-  assert.equal(model.dedupe(texts, 1.0).groups.length, texts.length - 1, 'only the identical vectors merge at 1.0');
+  // 0, 2 and 5 have the same words (a bag of words, summed exactly in any order): identical vectors.
+  assert.deepEqual(model.dedupe(texts, 1.0).groups, [[0, 2, 5], [1], [3], [4], [6]], 'only the identical vectors merge at 1.0');
   assert.equal(model.dedupe(texts, -1).groups.length, 3, 'everything with a known word merges at -1');
   assert.throws(() => model.dedupe(texts, 2), RangeError);
   assert.deepEqual(nearDuplicateGroups(new Float32Array(0), 4, 0.5), []);
+  // A row whose dot with itself times its inverse norm squared rounds to 0.9999999999999998.
+  const row = [-0.2152811586856842, 0.4290890693664551, -0.49124860763549805, 0.3892102539539337];
+  assert.deepEqual(nearDuplicateGroups(new Float32Array([...row, ...row]), 4, 1.0), [[0, 1]]);
 });
 
 test('cluster: k-means separates topics, the same on every run for a seed', () => {

@@ -58,6 +58,12 @@ TEST_F(CliTest, DedupeKeepsTheFirstOfEachGroup) {
   for (const json& d : groups[0]["duplicates"]) EXPECT_GE(d["score"].get<double>(), 0.9);
   for (size_t g = 1; g < groups.size(); ++g) EXPECT_TRUE(groups[g]["duplicates"].empty()) << groups[g];
 
+  // At 1 only identical vectors merge: the three cat sentences have the same words, so the same
+  // vector (as in JS), and the cosine of a vector with itself must reach 1 exactly.
+  r = Run({"dedupe", kModel, "--docs", P("dupes.txt"), "--threshold", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "A cat sat on the mat.\nStocks fell today.\nzzqqxx\nzzqqxx\nIt rained all day.\n");
+
   // Lower thresholds merge more: at -1 everything with a known word is one group (as in JS).
   r = Run({"dedupe", kModel, "--docs", P("dupes.txt"), "--threshold", "-1"});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -116,7 +116,8 @@ TEST_P(EncoderDTypeTest, NormalizedMeanMatchesReference) {
 }
 
 TEST_P(EncoderDTypeTest, MatchesTheModelsOwnRowsTightly) {
-  // Against the dequantised rows (CopyRow), the only error left is float summation.
+  // Against the dequantised rows (CopyRow), the only error left is float summation, and for int8 the
+  // fixed-point coefficients of its integer sums: half a unit, 2^-15 of the largest scale, per value.
   ModelContents c = RandomContents(kWords, kDims, 9);
   c.normalize = false;
   auto model = BuildModel(c, GetParam());
@@ -126,12 +127,20 @@ TEST_P(EncoderDTypeTest, MatchesTheModelsOwnRowsTightly) {
   for (const char* text : kTexts) {
     std::vector<float> out(kDims);
     encoder.Encode(text, out.data());
-    ExpectNear(out, Reference(decoded, Split(text), kDims, false), 2e-6);
+    double largest = 0;  // of the text's dequantised values
+    for (const std::string& w : Split(text)) {
+      const int64_t id = model->find(w);
+      for (uint32_t i = 0; id >= 0 && i < kDims; ++i) largest = std::max(largest, std::fabs(double{decoded.vectors[id * kDims + i]}));
+    }
+    const double fixed_point = GetParam() == DType::kInt8 ? largest * 128.0 / 127.0 * std::ldexp(1.0, -15) : 0.0;
+    ExpectNear(out, Reference(decoded, Split(text), kDims, false), 2e-6 + fixed_point);
   }
 }
 
 TEST_P(EncoderDTypeTest, BitIdenticalToOneAccumulateRowPerWord) {
-  // The encoder's gather path (Model::AccumulateRows) against the per-word API, weighted or not.
+  // The encoder's gather path (Model::AccumulateRows) against the per-word API, weighted or not. An
+  // int8 table's gather sums in fixed point (kernels_impl.h's GatherI8), not as the per-word float
+  // calls: the encoder must give exactly the gather's bits, and the gather stay within its bound.
   for (bool weighted : {false, true}) {
     ModelContents c = RandomContents(kWords, kDims, 16);
     if (weighted) c.weights = {0.5f, 2.0f, 0.0f, 1.0f, 3.25f, 0.125f, 1.0f, 0.75f};
@@ -142,9 +151,14 @@ TEST_P(EncoderDTypeTest, BitIdenticalToOneAccumulateRowPerWord) {
     for (const char* text : kTexts) {
       std::vector<uint32_t> ids;
       tokenizer.Encode(text, &ids);
+      const bool int8 = GetParam() == DType::kInt8;
       std::vector<float> want(kDims, 0.0f), got(kDims);
-      for (uint32_t id : ids) {
-        if (model->weight(id) != 0.0f) model->AccumulateRow(id, model->weight(id), want.data(), kDims);
+      if (int8) {
+        model->AccumulateRows(ids.data(), ids.size(), want.data(), kDims);
+      } else {
+        for (uint32_t id : ids) {
+          if (model->weight(id) != 0.0f) model->AccumulateRow(id, model->weight(id), want.data(), kDims);
+        }
       }
       NormalizeL2(want.data(), kDims);
       encoder.Encode(text, got.data());
@@ -152,8 +166,24 @@ TEST_P(EncoderDTypeTest, BitIdenticalToOneAccumulateRowPerWord) {
       std::vector<float> rows(kDims, 0.0f);
       model->AccumulateRows(ids.data(), ids.size(), rows.data(), kDims);
       std::vector<float> each(kDims, 0.0f);
-      for (uint32_t id : ids) model->AccumulateRow(id, model->weight(id), each.data(), kDims);
-      EXPECT_EQ(std::memcmp(rows.data(), each.data(), sizeof(float) * kDims), 0) << text << " " << weighted;
+      double bound = 0;  // int8: half a fixed-point unit per row and value
+      for (uint32_t id : ids) {
+        model->AccumulateRow(id, model->weight(id), each.data(), kDims);
+        if (int8) bound += 128.0 * std::ldexp(1.0, -15);
+      }
+      if (!int8) {
+        EXPECT_EQ(std::memcmp(rows.data(), each.data(), sizeof(float) * kDims), 0) << text << " " << weighted;
+        continue;
+      }
+      double largest = 0;  // coefficient
+      for (uint32_t id : ids) {
+        std::vector<float> row(kDims);
+        model->CopyRow(id, row.data());
+        double m = 0;
+        for (float v : row) m = std::max(m, std::fabs(double{v}));
+        largest = std::max(largest, m / 127.0 * model->weight(id));
+      }
+      for (uint32_t i = 0; i < kDims; ++i) EXPECT_NEAR(rows[i], each[i], bound * largest + 1e-6) << text << " " << i;
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -180,8 +181,36 @@ TEST(Kernels, ScansEqualSingleDots) {
   }
 }
 
-// gather_* must give exactly what a sequence of axpy calls gives (the encoder's two paths).
-TEST(Kernels, GatherEqualsAxpySequence) {
+// gather_f32 / gather_f16 must give exactly what a sequence of axpy calls gives (the encoder's two
+// paths); gather_i8 its fixed-point integer sum (ReferenceGatherI8).
+float ReferenceCoefficient(const float* weights, const float* scales, uint32_t id) {
+  return Mul(weights != nullptr ? weights[id] : 1.0f, scales[id]);
+}
+
+// kernels_impl.h's int8 gather, written from its comment with 64-bit sums: k = min(32767,
+// trunc(c * 2^e + 0.5)) in float, e = min(15 - exponent of the largest c, 126); per 512 rows,
+// acc[i] += float(sum k * q[i]) * 2^-e.
+void ReferenceGatherI8(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
+                       const float* weights, const float* scales, size_t n) {
+  float largest = 0;
+  for (size_t j = 0; j < count; ++j) largest = std::max(largest, ReferenceCoefficient(weights, scales, ids[j]));
+  if (largest == 0) return;
+  const int e = std::min(15 - (std::ilogb(largest) + 1), 126);
+  const float scale = std::ldexp(1.0f, e), unit = std::ldexp(1.0f, -e);
+  for (size_t start = 0; start < count; start += 512) {
+    const size_t end = std::min(count, start + 512);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t sum = 0;
+      for (size_t j = start; j < end; ++j) {
+        const float k = Mul(ReferenceCoefficient(weights, scales, ids[j]), scale) + 0.5f;
+        sum += int64_t{table[ids[j] * stride + i]} * (k >= 32767.0f ? 32767 : static_cast<int64_t>(k));
+      }
+      acc[i] = acc[i] + Mul(static_cast<float>(sum), unit);
+    }
+  }
+}
+
+TEST(Kernels, GatherEqualsAxpySequenceAndTheInt8FixedPointSum) {
   const uint32_t kRows = 13;
   const uint32_t ids[] = {3, 0, 12, 3, 7, 7, 1, 11, 5, 3, 2};
   for (const Kernels* k : Supported()) {
@@ -195,7 +224,7 @@ TEST(Kernels, GatherEqualsAxpySequence) {
         scales[r] = 0.003f * (r + 1);
       }
       weights[7] = 0.0f;
-      for (size_t count : {size_t{0}, size_t{1}, size_t{11}}) {
+      for (size_t count : {size_t{0}, size_t{1}, size_t{2}, size_t{11}}) {
         for (bool weighted : {false, true}) {
           const float* w = weighted ? weights.data() : nullptr;
           auto coefficient = [&](uint32_t id) { return weighted ? weights[id] : 1.0f; };
@@ -205,8 +234,8 @@ TEST(Kernels, GatherEqualsAxpySequence) {
             const uint32_t id = ids[j];
             k->axpy_f32(want32.data(), d.fa.data() + id * stride, coefficient(id), n);
             k->axpy_f16(want16.data(), d.half.data() + id * stride, coefficient(id), n);
-            k->axpy_i8(want8.data(), d.ia.data() + id * stride, coefficient(id) * scales[id], n);
           }
+          ReferenceGatherI8(want8.data(), d.ia.data(), stride, ids, count, w, scales.data(), n);
           k->gather_f32(got32.data(), d.fa.data(), stride, ids, count, w, n);
           k->gather_f16(got16.data(), d.half.data(), stride, ids, count, w, n);
           k->gather_i8(got8.data(), d.ia.data(), stride, ids, count, w, scales.data(), n);
@@ -216,6 +245,67 @@ TEST(Kernels, GatherEqualsAxpySequence) {
             ASSERT_EQ(Bits(got8[i]), Bits(want8[i])) << "i8 n=" << n << " i=" << i << " count=" << count;
           }
         }
+      }
+    }
+  }
+}
+
+// The fixed-point coefficients cost at most half a unit (2^-e <= largest * 2^-14) per row and value:
+// against the exact sum of c * q, the error stays within count * 128 * largest * 2^-15 (plus
+// float rounding), far below the int8 rows' own rounding.
+TEST(Kernels, GatherI8IsCloseToTheExactSum) {
+  const size_t n = 256, rows = 50, count = 40;
+  Data d = MakeData(rows * n, 5);
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  std::vector<float> weights(rows), scales(rows);
+  for (size_t r = 0; r < rows; ++r) weights[r] = uni(rng) * 4.0f, scales[r] = 0.001f + uni(rng) * 0.01f;
+  std::vector<uint32_t> ids(count);
+  for (size_t j = 0; j < count; ++j) ids[j] = static_cast<uint32_t>(rng() % rows);
+  double largest = 0;
+  for (uint32_t id : ids) largest = std::max(largest, double{Mul(weights[id], scales[id])});
+  for (const Kernels* k : Supported()) {
+    std::vector<float> got(n, 0.0f);
+    k->gather_i8(got.data(), d.ia.data(), n, ids.data(), count, weights.data(), scales.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      double exact = 0;
+      for (uint32_t id : ids) exact += double{Mul(weights[id], scales[id])} * d.ia[id * n + i];
+      EXPECT_NEAR(got[i], exact, count * 128 * largest * std::ldexp(1.0, -15) + 1e-6 * std::fabs(exact))
+          << k->name << " i=" << i;
+    }
+  }
+}
+
+// Sums past one chunk (512 rows) of the largest values cannot overflow; the largest coefficient's
+// cap at 32767, tiny coefficients (e capped at 126) and all-zero ones give the reference's bits; every variant agrees.
+TEST(Kernels, GatherI8ExtremesMatchTheReference) {
+  const size_t n = 67, rows = 3;
+  std::vector<int8_t> table(rows * n);
+  for (size_t i = 0; i < table.size(); ++i) table[i] = i % 3 == 0 ? int8_t{-128} : i % 3 == 1 ? int8_t{127} : int8_t{-7};
+  std::vector<uint32_t> ids(1500);
+  for (size_t j = 0; j < ids.size(); ++j) ids[j] = j % 5 == 0 ? 1 : 0;  // row 0 (all -128 at i % 3 == 0) most
+  const std::vector<std::vector<float>> scale_sets = {
+      {1.0f, 1.0f, 1.0f},
+      {0.99999f, 0.5f, 1.0f},  // 0.99999 * 2^15 + 0.5 rounds past 32767: the cap
+      {0x1p40f, 0x1p40f, 1.0f},
+      {1e-38f, 3e-39f, 1.0f},
+      {0x1p-149f, 0x1p-148f, 1.0f},
+      {0.0f, 0.0f, 1.0f}};
+  for (const auto& scales : scale_sets) {
+    for (size_t count : {size_t{511}, size_t{512}, size_t{513}, size_t{1500}}) {
+      std::vector<float> want(n, 1.5f);
+      ReferenceGatherI8(want.data(), table.data(), n, ids.data(), count, nullptr, scales.data(), n);
+      for (const Kernels* k : Supported()) {
+        std::vector<float> got(n, 1.5f);
+        k->gather_i8(got.data(), table.data(), n, ids.data(), count, nullptr, scales.data(), n);
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(Bits(got[i]), Bits(want[i])) << k->name << " scale " << scales[0] << " count " << count << " i " << i;
+          ASSERT_TRUE(std::isfinite(got[i]));
+        }
+      }
+      if (scales[0] == 1.0f) {  // the sum itself: 1,200 rows of -128 and 300 of 127 times 32767/32767
+        EXPECT_EQ(want[0], 1.5f + static_cast<float>(-128 * static_cast<int64_t>(count - (count + 4) / 5) +
+                                                      127 * static_cast<int64_t>((count + 4) / 5)));
       }
     }
   }

@@ -120,10 +120,13 @@ class Model {
   float weight(uint32_t id) const { return weights_ ? weights_[id] : 1.0f; }
   bool has_weights() const { return weights_ != nullptr; }
 
-  // acc[0..n) += w * row(id)[0..n), n <= dims(). The encoder's inner loop.
+  // acc[0..n) += w * row(id)[0..n), n <= dims() (one row: the dequantised values, in floats).
   void AccumulateRow(uint32_t id, float w, float* acc, uint32_t n) const;
-  // acc[0..n) += weight(id) * row(id)[0..n) for each of the `count` ids in order: the same bits as
-  // AccumulateRow(id, weight(id), ...) per id, in one kernel call per text.
+  // acc[0..n) += weight(id) * row(id)[0..n) for each of the `count` ids, in one kernel call per text:
+  // the encoder's inner loop. f32 and f16 tables: the same bits as AccumulateRow(id, weight(id), ...)
+  // per id in order; int8 tables: the rows summed exactly in integers with fixed-point coefficients
+  // (docs/FORMAT.md, "Determinism"), within about 1e-5 of those calls; the order of the ids matters
+  // only past 512 of them.
   void AccumulateRows(const uint32_t* ids, size_t count, float* acc, uint32_t n) const;
   // out[0..dims) = row(id), dequantized.
   void CopyRow(uint32_t id, float* out) const;

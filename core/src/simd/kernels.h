@@ -24,7 +24,9 @@ struct Kernels {
   void (*scan_i8)(const int8_t* query, const int8_t* rows, size_t n, size_t count, int32_t* out);
   // The encoder's inner loop in one call: for j = 0 .. count-1 in order, acc[0..n) += c_j * row(ids[j]),
   // row(r) = table + r * stride, c_j = weights ? weights[ids[j]] : 1 (times scales[ids[j]] for int8).
-  // Bit-identical to `count` axpy calls with those coefficients, without a call per word.
+  // f32 and f16: bit-identical to `count` axpy calls with those coefficients, without a call per word.
+  // int8: the rows summed exactly in integers with 15-bit fixed-point coefficients, one rounding per
+  // 512 rows (kernels_impl.h's GatherI8), not axpy calls.
   void (*gather_f32)(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
                      const float* weights, size_t n);
   void (*gather_f16)(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,

@@ -3,13 +3,16 @@
 // unsigned by 64 signed bytes and adds them in fours into 16 int32 lanes: 8 a 256-dim row (4 for the
 // products, 4 for the row's byte sum), where AVX2 takes 16 vpmaddwd after sign-extending both sides to
 // 16 bits. Integer sums are exact in any order, so the results equal every other variant's bit for bit
-// (kernels_test). Every other kernel is AVX2's.
+// (kernels_test). gather_i8 sums two rows per vpmaddwd, 32 columns a register (gather_i8.h). Every
+// other kernel is AVX2's.
 #include "simd/immintrin_avx512.h"
 
 #include <cstddef>
 #include <cstdint>
 
-#include "simd/kernels.h"
+#define SWE_KERNELS_NS avx512
+#define SWE_KERNELS_NAME "avx512"
+#include "simd/kernels_impl.h"
 
 namespace swe::simd {
 namespace avx2 {
@@ -61,6 +64,33 @@ void ScanI8(const int8_t* q, const int8_t* rows, size_t n, size_t count, int32_t
   }
 }
 
+// The int8 gather's sums of 32 columns for two rows at a time (gather_i8.h): AVX2's RowPairSums
+// twice as wide, in 32 registers, so a 256-dim row is one block of 8. The interleaves work within
+// 128-bit quarters: `lo` holds columns 0-3, 8-11, 16-19, 24-27 and `hi` the 4 after each.
+struct RowPairSums {
+  static constexpr size_t kWidth = 32;
+  static constexpr int kMaxBlock = 8;  // 16 of the 32 zmm registers
+  __m512i lo, hi;
+  static RowPairSums Zero() { return {_mm512_setzero_si512(), _mm512_setzero_si512()}; }
+  static __m512i Coefficients(uint32_t ab) { return _mm512_set1_epi32(static_cast<int32_t>(ab)); }
+  void Add(const int8_t* r0, const int8_t* r1, __m512i ab) {
+    const __m512i x = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0)));
+    const __m512i y = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1)));
+    lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(x, y), ab));
+    hi = _mm512_add_epi32(hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x, y), ab));
+  }
+  void AddTo(float* acc, float unit) const {
+    const __m512 u = _mm512_set1_ps(unit);
+    // 64-bit lanes of lo (0-7) and hi (8-15) in column order: quarter q of lo, then of hi.
+    const __m512i first = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
+    const __m512i second = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
+    _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), _mm512_mul_ps(_mm512_cvtepi32_ps(first), u)));
+    _mm512_storeu_ps(acc + 16, _mm512_add_ps(_mm512_loadu_ps(acc + 16), _mm512_mul_ps(_mm512_cvtepi32_ps(second), u)));
+  }
+};
+
+#include "simd/gather_i8.h"
+
 }  // namespace
 
 const Kernels& Table() {
@@ -69,6 +99,7 @@ const Kernels& Table() {
     k.name = "avx512";
     k.dot_i8 = DotI8;
     k.scan_i8 = ScanI8;
+    k.gather_i8 = GatherI8;
     return k;
   }();
   return table;

@@ -14,6 +14,7 @@
 //    which is what an 8-wide register gives (high half + low half, then pairs), and what two
 //    4-wide registers give (hi + lo, then pairs): a 4-lane wasm simd128 build reproduces it exactly.
 //  - Integer dot products are exact (int32 cannot overflow for n <= 65536), so their order is free.
+//  - The int8 gather sums in integers (GatherI8 below), so its order is free too.
 #ifndef SWE_KERNELS_NS
 #error "define SWE_KERNELS_NS before including kernels_impl.h"
 #endif
@@ -21,6 +22,8 @@
 #error "define SWE_KERNELS_NAME before including kernels_impl.h"
 #endif
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -77,7 +80,7 @@ inline void ScanI8(const int8_t* q, const int8_t* rows, size_t n, size_t count, 
 }
 
 
-// Gather: axpy once per id, called directly (no indirect call per word). Each
+// Gather (f32, f16): axpy once per id, called directly (no indirect call per word). Each
 // element gets its additions in the order of ids, so any blocking of the columns gives the same
 // bits: the vector variants (vector_kernels.h) keep a block of the accumulator in registers across all rows
 // (GCC 12 keeps a local block of a plain loop in memory, which measured slower than this).
@@ -101,10 +104,71 @@ inline void GatherF16(float* acc, const uint16_t* table, size_t stride, const ui
   }
 }
 
+// The int8 gather in integers (docs/FORMAT.md, "Determinism"). A row's coefficient c (weight *
+// scale: finite and >= 0, the reader checks) becomes the 15-bit fixed-point k = min(32767,
+// trunc(c * 2^e + 0.5)), with one power of two 2^e per call that puts the largest c in [2^14, 2^15)
+// (e <= 126, so 2^-e is a normal float). Rows are summed exactly, S[i] = sum of k * q[i] in int32,
+// in chunks of kI8ChunkRows rows (|k * q| <= 32767 * 128, so 512 rows cannot overflow), and each
+// chunk adds float(S[i]) * 2^-e to acc[i] (S[i] * 2^-e rounded once). The products need no order, so
+// the vector variants pair rows for one 16-bit multiply-add (vpmaddwd, i32x4.dot_i16x8) per two rows
+// and any width gives these bits. A coefficient is off by at most half a unit, 2^-15 of the largest
+// one in the text: far below the int8 rows' own rounding (1/254 of a row's largest value).
+constexpr size_t kI8ChunkRows = 512;
+
+struct I8Fixed {
+  float scale = 0, unit = 0;  // 2^e and 2^-e; both 0 when every coefficient is 0 (nothing to add)
+};
+
+// 2^e for a normal float's exponent (-126 <= e <= 127), from its bits (no libm call per text).
+inline float PowerOfTwo(int e) {
+  const uint32_t bits = static_cast<uint32_t>(e + 127) << 23;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+inline I8Fixed I8FixedFor(const uint32_t* ids, size_t count, const float* weights, const float* scales) {
+  float largest = 0;
+  for (size_t j = 0; j < count; ++j) largest = std::max(largest, Coefficient(ids[j], weights, scales));
+  if (!(largest > 0)) return {};
+  uint32_t bits;
+  std::memcpy(&bits, &largest, sizeof bits);
+  int exponent = static_cast<int>(bits >> 23) - 126;  // largest = f * 2^exponent, f in [0.5, 1)
+  if ((bits >> 23) == 0) std::frexp(largest, &exponent);  // subnormal
+  const int e = std::min(15 - exponent, 126);              // >= 15 - 128
+  return {PowerOfTwo(e), PowerOfTwo(-e)};
+}
+
+inline int16_t I8FixedCoefficient(float c, float scale) {
+  const float k = c * scale + 0.5f;
+  return k >= 32767.0f ? int16_t{32767} : static_cast<int16_t>(k);
+}
+
+// Columns [begin, end) of one chunk (count <= kI8ChunkRows rows, k their fixed-point coefficients):
+// blocks of 64 columns summed row by row in int32.
+inline void GatherI8Columns(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
+                            const int16_t* k, float unit, size_t begin, size_t end) {
+  constexpr size_t kBlock = 64;
+  for (size_t c = begin; c < end; c += kBlock) {
+    const size_t width = std::min(kBlock, end - c);
+    int32_t s[kBlock] = {};
+    for (size_t j = 0; j < count; ++j) {
+      const int8_t* row = table + ids[j] * stride + c;
+      for (size_t i = 0; i < width; ++i) s[i] += int32_t{row[i]} * int32_t{k[j]};
+    }
+    for (size_t i = 0; i < width; ++i) acc[c + i] += static_cast<float>(s[i]) * unit;
+  }
+}
+
 inline void GatherI8(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
                      const float* weights, const float* scales, size_t n) {
-  for (size_t j = 0; j < count; ++j) {
-    AxpyI8(acc, table + ids[j] * stride, Coefficient(ids[j], weights, scales), n);
+  const I8Fixed fixed = I8FixedFor(ids, count, weights, scales);
+  if (fixed.scale == 0) return;
+  int16_t k[kI8ChunkRows];
+  for (size_t start = 0; start < count; start += kI8ChunkRows) {
+    const size_t rows = std::min(kI8ChunkRows, count - start);
+    for (size_t j = 0; j < rows; ++j) k[j] = I8FixedCoefficient(Coefficient(ids[start + j], weights, scales), fixed.scale);
+    GatherI8Columns(acc, table, stride, ids + start, rows, k, fixed.unit, 0, n);
   }
 }
 

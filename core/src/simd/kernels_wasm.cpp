@@ -4,7 +4,8 @@
 // the portable loops would stay scalar here):
 //  - axpy and gather: element-wise, one multiply then one add per element (wasm has no fused multiply-add);
 //  - dot_f32 / scan_f32: the 8 lanes of kernels_impl.h as two 4-wide registers (lanes 0-3, 4-7);
-//  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact).
+//  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact);
+//  - gather_i8: two rows per i32x4.dot_i16x8 (RowPairSums; kernels_impl.h's integer sums).
 #include <wasm_simd128.h>
 
 #include <cstddef>
@@ -81,6 +82,26 @@ I32s operator+(I32s a, I32s b) { return {wasm_i32x4_add(a.v, b.v)}; }
 I32s MulAdd(I32s s, I8s a, I8s b) {
   return s + I32s{wasm_i32x4_add(wasm_i32x4_dot_i16x8(a.lo, b.lo), wasm_i32x4_dot_i16x8(a.hi, b.hi))};
 }
+
+// The int8 gather's sums of 8 columns for two rows at a time: both rows sign-extended to 16 bit by
+// the load, interleaved (r0[i], r1[i]) and multiplied by (a, b) with i32x4.dot_i16x8 (V8: pmaddwd).
+struct RowPairSums {
+  static constexpr size_t kWidth = 8;
+  static constexpr int kMaxBlock = 2;  // V8 ran 4 (8 accumulators) ~10% slower
+  v128_t lo, hi;  // columns 0-3, 4-7
+  static RowPairSums Zero() { return {wasm_i32x4_splat(0), wasm_i32x4_splat(0)}; }
+  static v128_t Coefficients(uint32_t ab) { return wasm_i32x4_splat(static_cast<int32_t>(ab)); }
+  void Add(const int8_t* r0, const int8_t* r1, v128_t ab) {
+    const v128_t x = wasm_i16x8_load8x8(r0), y = wasm_i16x8_load8x8(r1);
+    lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(x, y, 0, 8, 1, 9, 2, 10, 3, 11), ab));
+    hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(x, y, 4, 12, 5, 13, 6, 14, 7, 15), ab));
+  }
+  void AddTo(float* acc, float unit) const {
+    const v128_t u = wasm_f32x4_splat(unit);
+    wasm_v128_store(acc, wasm_f32x4_add(wasm_v128_load(acc), wasm_f32x4_mul(wasm_f32x4_convert_i32x4(lo), u)));
+    wasm_v128_store(acc + 4, wasm_f32x4_add(wasm_v128_load(acc + 4), wasm_f32x4_mul(wasm_f32x4_convert_i32x4(hi), u)));
+  }
+};
 
 #include "simd/vector_kernels.h"
 

@@ -10,7 +10,8 @@
 //    Load reads exactly kWidth elements and converts them exactly (binary16 and int8 to float);
 //  - `I8s`, I8s::kWidth int8 values in the form the integer multiply takes (static I8s Load(const
 //    int8_t*)), and `I32s`, int32 partial sums (static I32s Zero(); int32_t Sum() const; operator +),
-//    with `I32s MulAdd(I32s s, I8s a, I8s b)`: s plus the products a[i] * b[i] (exact, any grouping).
+//    with `I32s MulAdd(I32s s, I8s a, I8s b)`: s plus the products a[i] * b[i] (exact, any grouping);
+//  - `RowPairSums`, the int8 gather's sums (gather_i8.h).
 // Every element gets the same operations as in kernels_impl.h's scalar loops, in the same order (the
 // float reductions in the 8 lanes of kernels_impl.h), so any width gives the same bits. Include it
 // inside the variant's (anonymous) namespace, after kernels_impl.h and those definitions; it includes
@@ -29,14 +30,15 @@ void Axpy(float* acc, const T* x, float a, size_t n) {
   for (; i < n; ++i) acc[i] += a * ToFloat(x[i]);
 }
 
-// Columns [c, c + K * kWidth): K accumulator registers while every row adds its slice, rows in order.
+// The f32 and f16 gathers. Columns [c, c + K * kWidth): K accumulator registers while every row adds
+// its slice, rows in order.
 template <int K, typename T>
 void GatherBlock(float* acc, const T* table, size_t stride, const uint32_t* ids, size_t count,
-                 const float* weights, const float* scales, size_t c) {
+                 const float* weights, size_t c) {
   Vec s[K];
   for (int k = 0; k < K; ++k) s[k] = Vec::Load(acc + c + Vec::kWidth * k);
   for (size_t j = 0; j < count; ++j) {
-    const Vec a = Vec::Splat(impl::Coefficient(ids[j], weights, scales));
+    const Vec a = Vec::Splat(impl::Coefficient(ids[j], weights, nullptr));
     const T* row = table + ids[j] * stride + c;
     for (int k = 0; k < K; ++k) s[k] = s[k] + a * Vec::Load(row + Vec::kWidth * k);
   }
@@ -47,20 +49,22 @@ void GatherBlock(float* acc, const T* table, size_t stride, const uint32_t* ids,
 // could read past the end of the table), with the same operations per element.
 template <typename T>
 void Gather(float* acc, const T* table, size_t stride, const uint32_t* ids, size_t count, const float* weights,
-            const float* scales, size_t n) {
+            size_t n) {
   constexpr size_t w = Vec::kWidth;
   size_t c = 0;
-  for (; c + 8 * w <= n; c += 8 * w) GatherBlock<8>(acc, table, stride, ids, count, weights, scales, c);
-  if (c + 4 * w <= n) GatherBlock<4>(acc, table, stride, ids, count, weights, scales, c), c += 4 * w;
-  if (c + 2 * w <= n) GatherBlock<2>(acc, table, stride, ids, count, weights, scales, c), c += 2 * w;
-  if (c + w <= n) GatherBlock<1>(acc, table, stride, ids, count, weights, scales, c), c += w;
+  for (; c + 8 * w <= n; c += 8 * w) GatherBlock<8>(acc, table, stride, ids, count, weights, c);
+  if (c + 4 * w <= n) GatherBlock<4>(acc, table, stride, ids, count, weights, c), c += 4 * w;
+  if (c + 2 * w <= n) GatherBlock<2>(acc, table, stride, ids, count, weights, c), c += 2 * w;
+  if (c + w <= n) GatherBlock<1>(acc, table, stride, ids, count, weights, c), c += w;
   if (c == n) return;
   for (size_t j = 0; j < count; ++j) {
-    const float a = impl::Coefficient(ids[j], weights, scales);
+    const float a = impl::Coefficient(ids[j], weights, nullptr);
     const T* row = table + ids[j] * stride;
     for (size_t i = c; i < n; ++i) acc[i] += a * ToFloat(row[i]);
   }
 }
+
+#include "simd/gather_i8.h"  // GatherI8, over the variant's RowPairSums
 
 // out[r] = dot(q, rows + r * n) for r < R, R rows at once: the query is loaded once per step and R
 // independent sums hide the add latency. Each row keeps DotF32's lane order exactly: full steps of
@@ -153,13 +157,13 @@ void VecScanI8(const int8_t* q, const int8_t* rows, size_t n, size_t count, int3
 }
 void VecGatherF32(float* acc, const float* table, size_t stride, const uint32_t* ids, size_t count,
                   const float* weights, size_t n) {
-  Gather(acc, table, stride, ids, count, weights, nullptr, n);
+  Gather(acc, table, stride, ids, count, weights, n);
 }
 void VecGatherF16(float* acc, const uint16_t* table, size_t stride, const uint32_t* ids, size_t count,
                   const float* weights, size_t n) {
-  Gather(acc, table, stride, ids, count, weights, nullptr, n);
+  Gather(acc, table, stride, ids, count, weights, n);
 }
 void VecGatherI8(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
                  const float* weights, const float* scales, size_t n) {
-  Gather(acc, table, stride, ids, count, weights, scales, n);
+  GatherI8(acc, table, stride, ids, count, weights, scales, n);
 }
