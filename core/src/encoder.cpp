@@ -18,7 +18,7 @@ uint32_t Encoder::Encode(std::string_view text, float* out) {
   ids_.clear();
   ids_.reserve(16);  // a short text's ids in one allocation (encoders made for one call are common)
   tokenizer_.Encode(text, &ids_);
-  for (uint32_t id : ids_) model_.PrefetchRow(id);  // the rows' misses overlap, not one per word
+  model_.PrefetchRows(ids_.data(), ids_.size());  // the rows' misses overlap, not one per word
   return Sum(ids_.data(), ids_.size(), out);
 }
 
@@ -30,7 +30,7 @@ void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
     const size_t count = std::min(kChunk, n - start);
     tokenizer_.EncodeBatch(texts + start, count, &ids_, &offsets_);
     const auto prefetch = [this](size_t text) {
-      for (size_t j = offsets_[text]; j < offsets_[text + 1]; ++j) model_.PrefetchRow(ids_[j]);
+      model_.PrefetchRows(ids_.data() + offsets_[text], offsets_[text + 1] - offsets_[text]);
     };
     prefetch(0);
     for (size_t i = 0; i < count; ++i) {
@@ -92,8 +92,7 @@ void NormalizeL2(float* x, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) x[i] = std::ldexp(x[i], -exponent);
     norm2 = k.dot_f32(x, x, n);
   }
-  const float inv = 1.0f / std::sqrt(norm2);
-  for (uint32_t i = 0; i < n; ++i) x[i] *= inv;
+  k.scale_f32(x, 1.0f / std::sqrt(norm2), n);
 }
 
 }  // namespace swe

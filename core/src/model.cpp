@@ -72,13 +72,15 @@ Status Model::BuildIndex() {
 
 int64_t Model::find(std::string_view w) const { return index_->Find(w); }
 
-void Model::PrefetchRow(uint32_t id) const {
+void Model::PrefetchRows(const uint32_t* ids, size_t count) const {
   if (!kHasPrefetch) return;
   const size_t bytes = dims_ * (dtype_ == DType::kF32 ? 4 : dtype_ == DType::kF16 ? 2 : 1);
-  const uint8_t* row = table_ + id * bytes;
-  for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b);
-  __builtin_prefetch(row + bytes - 1);
-  if (scales_) __builtin_prefetch(scales_ + id);
+  for (size_t j = 0; j < count; ++j) {
+    const uint8_t* row = table_ + size_t{ids[j]} * bytes;
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b);
+    __builtin_prefetch(row + bytes - 1);
+    if (scales_) __builtin_prefetch(scales_ + ids[j]);
+  }
 }
 
 void Model::AccumulateRow(uint32_t id, float w, float* acc, uint32_t n) const {

@@ -71,6 +71,7 @@ std::vector<uint32_t> RunAll(const Kernels& k, size_t n, uint32_t seed) {
   k.axpy_f32(acc.data(), d.fa.data(), 0.37f, n);
   k.axpy_f16(acc.data(), d.half.data(), -1.3f, n);
   k.axpy_i8(acc.data(), d.ia.data(), 0.0071f, n);
+  k.scale_f32(acc.data(), -0.77f, n);
   for (float v : acc) out.push_back(Bits(v));
   out.push_back(Bits(k.dot_f32(d.fa.data(), d.fb.data(), n)));
   out.push_back(static_cast<uint32_t>(k.dot_i8(d.ia.data(), d.ib.data(), n)));
@@ -113,6 +114,17 @@ TEST(Kernels, GenericIsAlwaysSupportedAndActiveIsOneOfThem) {
   bool found = false;
   for (const Kernels* k : all) found |= (k == &Active());
   EXPECT_TRUE(found) << Active().name;
+}
+
+TEST(Kernels, ScaleRoundsEachProductOnce) {
+  for (const Kernels* k : Supported()) {
+    for (size_t n : Lengths()) {
+      Data d = MakeData(n, 13 + static_cast<uint32_t>(n));
+      std::vector<float> x = d.fa;
+      k->scale_f32(x.data(), 0.3f, n);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(x[i]), Bits(Mul(d.fa[i], 0.3f))) << k->name << " n=" << n << " i=" << i;
+    }
+  }
 }
 
 TEST(Kernels, AxpyMatchesDoubleReference) {

@@ -111,8 +111,8 @@ class Model {
   // The word -> row lookup behind find (core/src/word_index.h): the tokenizer hashes a word once
   // and prefetches its slot a batch ahead of the lookup.
   const WordIndex& word_index() const { return *index_; }
-  // Starts loading row `id` of the table, for AccumulateRows.
-  void PrefetchRow(uint32_t id) const;
+  // Starts loading the rows of ids[0..count), for AccumulateRows (one call per text, not per row).
+  void PrefetchRows(const uint32_t* ids, size_t count) const;
   // False when no vocabulary word contains an ASCII capital: then a word with one is never found
   // as written (the tokenizer goes straight to its case-folded form).
   bool has_ascii_upper_words() const { return ascii_upper_words_; }

@@ -15,6 +15,8 @@ struct Kernels {
   void (*axpy_f32)(float* acc, const float* x, float a, size_t n);
   void (*axpy_f16)(float* acc, const uint16_t* x, float a, size_t n);
   void (*axpy_i8)(float* acc, const int8_t* x, float a, size_t n);
+  // x[i] *= a (normalisation)
+  void (*scale_f32)(float* x, float a, size_t n);
   // sum a[i] * b[i], 8 partial sums in a fixed order
   float (*dot_f32)(const float* a, const float* b, size_t n);
   // exact integer dot product

@@ -52,6 +52,10 @@ inline void AxpyI8(float* acc, const int8_t* x, float a, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] += a * static_cast<float>(x[i]);
 }
 
+inline void ScaleF32(float* x, float a, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] *= a;
+}
+
 inline float DotF32(const float* a, const float* b, size_t n) {
   float s[kLanes] = {};
   size_t i = 0;

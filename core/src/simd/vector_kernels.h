@@ -30,6 +30,14 @@ void Axpy(float* acc, const T* x, float a, size_t n) {
   for (; i < n; ++i) acc[i] += a * ToFloat(x[i]);
 }
 
+// x[i] *= a: whole vectors, then the rest in scalar code.
+void Scale(float* x, float a, size_t n) {
+  const Vec va = Vec::Splat(a);
+  size_t i = 0;
+  for (; i + Vec::kWidth <= n; i += Vec::kWidth) (Vec::Load(x + i) * va).Store(x + i);
+  for (; i < n; ++i) x[i] *= a;
+}
+
 // The f32 and f16 gathers. Columns [c, c + K * kWidth): K accumulator registers while every row adds
 // its slice, rows in order.
 template <int K, typename T>
@@ -147,6 +155,7 @@ void Scan(const T* q, const T* rows, size_t n, size_t count, Out* out) {
 void VecAxpyF32(float* acc, const float* x, float a, size_t n) { Axpy(acc, x, a, n); }
 void VecAxpyF16(float* acc, const uint16_t* x, float a, size_t n) { Axpy(acc, x, a, n); }
 void VecAxpyI8(float* acc, const int8_t* x, float a, size_t n) { Axpy(acc, x, a, n); }
+void VecScaleF32(float* x, float a, size_t n) { Scale(x, a, n); }
 float VecDotF32(const float* a, const float* b, size_t n) { return Dot(a, b, n); }
 int32_t VecDotI8(const int8_t* a, const int8_t* b, size_t n) { return Dot(a, b, n); }
 void VecScanF32(const float* q, const float* rows, size_t n, size_t count, float* out) {
