@@ -103,11 +103,14 @@ class PieceTrie {
 };
 
 // Per-thread scratch for the Viterbi lattice: Split is const and may run on many threads at once.
+// node[e]: the best segmentation of text[0, e) so far, its score and last piece (start, id).
 struct Lattice {
+  struct Node {
+    float score;
+    uint32_t start, id;
+  };
   std::string text;
-  std::vector<float> score;
-  std::vector<uint32_t> start, id;
-  std::vector<uint32_t> path;
+  std::vector<Node> node;
 };
 
 }  // namespace
@@ -208,6 +211,13 @@ void SubwordTokenizer::Normalize(std::string_view word, std::string* out) const 
   out->clear();
   const bool lower = impl_ != nullptr && impl_->vocab->lowercase;
   const bool strip = impl_ != nullptr && impl_->vocab->strip_accents;
+  if (std::all_of(word.begin(), word.end(), [](char c) { return static_cast<uint8_t>(c) < 0x80; })) {
+    out->assign(word);  // ASCII: at most lower-cased, byte for byte (the loop below does the same)
+    if (lower) {
+      for (char& c : *out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    return;
+  }
   std::string folded;
   size_t pos = 0;
   while (pos < word.size()) {
@@ -288,39 +298,42 @@ bool SubwordTokenizer::Impl::SplitUnigram(std::string_view word, std::vector<uin
   l.text.append(word);
   const std::string_view text = l.text;
   const size_t n = text.size();
-  l.score.assign(n + 1, -std::numeric_limits<float>::infinity());
-  l.start.assign(n + 1, kNoId);
-  l.id.assign(n + 1, kNoId);
-  l.score[0] = 0;
+  l.node.assign(n + 1, {-std::numeric_limits<float>::infinity(), kNoId, kNoId});
+  Lattice::Node* node = l.node.data();
+  node[0].score = 0;
   const float* scores = vocab->scores.data();
-  const auto relax = [&l](size_t s, size_t e, float score, uint32_t id) {
-    if (l.start[e] == kNoId || score > l.score[e]) l.score[e] = score, l.start[e] = static_cast<uint32_t>(s), l.id[e] = id;
+  const auto relax = [node](size_t s, size_t e, float score, uint32_t id) {
+    if (node[e].start == kNoId || score > node[e].score) node[e] = {score, static_cast<uint32_t>(s), id};
   };
   for (size_t s = 0; s < n; ++s) {
-    if (l.start[s] == kNoId && s != 0) continue;  // not a reachable character boundary
-    const float base = l.score[s];
+    if (node[s].start == kNoId && s != 0) continue;  // not a reachable character boundary
+    const float base = node[s].score;
     size_t char_end = s + 1;
     while (!IsCharEnd(text, char_end)) ++char_end;
     bool single = false;
-    uint32_t node = PieceTrie::kInitial;
-    uint64_t h = PieceTrie::Seed(node);
+    uint32_t at = PieceTrie::kInitial;
+    uint64_t h = PieceTrie::Seed(at);
     for (size_t e = s + 1; e <= n; ++e) {
       h = HashStep(h, text[e - 1]);
-      node = pieces.Step(node, static_cast<uint8_t>(text[e - 1]), h);
-      if (node == PieceTrie::kNone) break;
-      const uint32_t id = pieces.id(node);
+      at = pieces.Step(at, static_cast<uint8_t>(text[e - 1]), h);
+      if (at == PieceTrie::kNone) break;
+      const uint32_t id = pieces.id(at);
       if (id == kNoId || !IsCharEnd(text, e)) continue;
       if (e == char_end) single = true;
       relax(s, e, base + scores[id], id);
     }
     if (!single) relax(s, char_end, base + unknown_score, kNoId);
   }
-  l.path.clear();
-  for (size_t e = n; e > 0; e = l.start[e]) l.path.push_back(static_cast<uint32_t>(e));
-  for (size_t k = l.path.size(); k-- > 0;) {
-    const uint32_t e = l.path[k];
-    ends->push_back(static_cast<uint32_t>(e > prefix ? e - prefix : 0));
-    if (ids) ids->push_back(l.id[e]);
+  // The best path, walked back from the end twice: to count its pieces, then to write them in place.
+  size_t count = 0;
+  for (size_t e = n; e > 0; e = node[e].start) ++count;
+  const size_t ends_at = ends->size(), ids_at = ids ? ids->size() : 0;
+  ends->resize(ends_at + count);
+  if (ids) ids->resize(ids_at + count);
+  for (size_t e = n, k = count; e > 0; e = node[e].start) {
+    --k;
+    (*ends)[ends_at + k] = static_cast<uint32_t>(e > prefix ? e - prefix : 0);
+    if (ids) (*ids)[ids_at + k] = node[e].id;
   }
   return true;
 }

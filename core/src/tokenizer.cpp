@@ -275,17 +275,15 @@ int64_t Tokenizer::Impl::Prefix(std::string_view word) {
   subword.Normalize(word, &normalized);
   ends.clear();
   if (!subword.Split(normalized, &ends)) return -1;
+  // A prefix [0, end) is ASCII when end <= first_non_ascii, and has a capital when first_upper < end.
+  const auto first = [&](auto is) { return std::find_if(normalized.begin(), normalized.end(), is) - normalized.begin(); };
+  const size_t first_non_ascii = first([](char ch) { return static_cast<uint8_t>(ch) >= 0x80; });
+  const size_t first_upper = first([](char ch) { return ch >= 'A' && ch <= 'Z'; });
   for (size_t j = ends.size(); j-- > 1;) {
     const uint32_t end = ends[j - 1];
     if (end == 0 || end >= normalized.size()) continue;
-    const std::string_view prefix = std::string_view(normalized).substr(0, end);
-    bool ascii = true, upper = false;
-    for (char ch : prefix) {
-      ascii &= static_cast<uint8_t>(ch) < 0x80;
-      upper |= ch >= 'A' && ch <= 'Z';
-    }
     Match match;
-    const int64_t id = Lookup(prefix, ascii, upper, &match);
+    const int64_t id = Lookup(std::string_view(normalized).substr(0, end), end <= first_non_ascii, first_upper < end, &match);
     if (id >= 0) return id;
   }
   return -1;
