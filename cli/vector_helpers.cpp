@@ -28,9 +28,11 @@ double Distance2(const float* a, size_t i, const float* b, size_t j, uint32_t di
   return s;
 }
 
-double InverseNorm(const float* vectors, size_t i, uint32_t dims) {
-  const double norm = std::sqrt(Dot(vectors, i, vectors, i, dims));
-  return norm == 0 ? 0 : 1 / norm;
+// Cosine from a dot product and the two squared norms, as dot / sqrt(|a|^2 |b|^2) (js/src/helpers.js's
+// cosine): exactly 1 for two identical rows (dot = |a|^2 = |b|^2, and sqrt(x * x) = x), which dedupe's
+// threshold 1 must merge; a product of inverse norms can round below 1. 0 when either row is zero.
+double Cosine(double dot, double square_a, double square_b) {
+  return square_a == 0 || square_b == 0 ? 0 : dot / std::sqrt(square_a * square_b);
 }
 
 // Each row to its nearest centroid (the lower number on ties); true when a label changed.
@@ -82,11 +84,9 @@ double Mulberry32::Next() {
 }
 
 double RowCosine(const float* vectors, uint32_t dims, size_t i, size_t j) {
-  return Dot(vectors, i, vectors, j, dims) * InverseNorm(vectors, i, dims) * InverseNorm(vectors, j, dims);
+  return Cosine(Dot(vectors, i, vectors, j, dims), Dot(vectors, i, vectors, i, dims), Dot(vectors, j, vectors, j, dims));
 }
 
-// Cosine as dot / sqrt(|a|^2 |b|^2): exactly 1 for two identical rows (dot = |a|^2 = |b|^2, and
-// sqrt(x * x) = x), which threshold 1 must merge; a product of inverse norms can round below 1.
 std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold) {
   std::vector<double> squares(n);
   for (size_t i = 0; i < n; ++i) squares[i] = Dot(vectors, i, vectors, i, dims);
@@ -95,7 +95,7 @@ std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_
     auto group = groups.end();
     if (squares[i] != 0) {
       group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
-        return Dot(vectors, g[0], vectors, i, dims) / std::sqrt(squares[g[0]] * squares[i]) >= threshold;
+        return Cosine(Dot(vectors, g[0], vectors, i, dims), squares[g[0]], squares[i]) >= threshold;
       });
     }
     if (group != groups.end()) {

@@ -39,10 +39,8 @@ void GatherI8(float* acc, const int8_t* table, size_t stride, const uint32_t* id
   for (size_t start = 0; start < count; start += impl::kI8ChunkRows) {
     const size_t m = std::min(impl::kI8ChunkRows, count - start);
     const uint32_t* chunk = ids + start;
-    for (size_t j = 0; j < m; ++j) {
-      k[j] = impl::I8FixedCoefficient(impl::Coefficient(chunk[j], weights, scales), fixed.scale);
-      rows[j] = table + chunk[j] * stride;
-    }
+    impl::I8FixedCoefficients(chunk, m, weights, scales, fixed.scale, k);
+    for (size_t j = 0; j < m; ++j) rows[j] = table + chunk[j] * stride;
     for (size_t j = 0; j + 1 < m; j += 2) pairs[j / 2] = static_cast<uint16_t>(k[j]) | uint32_t{static_cast<uint16_t>(k[j + 1])} << 16;
     if (m % 2 != 0) pairs[m / 2] = static_cast<uint16_t>(k[m - 1]), rows[m] = rows[m - 1];
     const size_t even = m + m % 2;

@@ -143,9 +143,13 @@ inline I8Fixed I8FixedFor(const uint32_t* ids, size_t count, const float* weight
   return {PowerOfTwo(e), PowerOfTwo(-e)};
 }
 
-inline int16_t I8FixedCoefficient(float c, float scale) {
-  const float k = c * scale + 0.5f;
-  return k >= 32767.0f ? int16_t{32767} : static_cast<int16_t>(k);
+// k[j] for the `count` rows of one chunk (scale: I8FixedFor's 2^e).
+inline void I8FixedCoefficients(const uint32_t* ids, size_t count, const float* weights, const float* scales,
+                                float scale, int16_t* k) {
+  for (size_t j = 0; j < count; ++j) {
+    const float c = Coefficient(ids[j], weights, scales) * scale + 0.5f;
+    k[j] = c >= 32767.0f ? int16_t{32767} : static_cast<int16_t>(c);
+  }
 }
 
 // Columns [begin, end) of one chunk (count <= kI8ChunkRows rows, k their fixed-point coefficients):
@@ -171,7 +175,7 @@ inline void GatherI8(float* acc, const int8_t* table, size_t stride, const uint3
   int16_t k[kI8ChunkRows];
   for (size_t start = 0; start < count; start += kI8ChunkRows) {
     const size_t rows = std::min(kI8ChunkRows, count - start);
-    for (size_t j = 0; j < rows; ++j) k[j] = I8FixedCoefficient(Coefficient(ids[start + j], weights, scales), fixed.scale);
+    I8FixedCoefficients(ids + start, rows, weights, scales, fixed.scale, k);
     GatherI8Columns(acc, table, stride, ids + start, rows, k, fixed.unit, 0, n);
   }
 }

@@ -10,9 +10,9 @@ namespace swe::simd::SWE_KERNELS_NS {
 
 extern const Kernels kKernels;
 const Kernels kKernels = {
-    SWE_KERNELS_NAME,        SWE_KERNEL(AxpyF32),   SWE_KERNEL(AxpyF16),   SWE_KERNEL(AxpyI8),
-    SWE_KERNEL(ScaleF32),    SWE_KERNEL(DotF32),      SWE_KERNEL(DotI8),     SWE_KERNEL(ScanF32),   SWE_KERNEL(ScanI8),
-    SWE_KERNEL(GatherF32),   SWE_KERNEL(GatherF16), SWE_KERNEL(GatherI8),
+    SWE_KERNELS_NAME,      SWE_KERNEL(AxpyF32),   SWE_KERNEL(AxpyF16),   SWE_KERNEL(AxpyI8),
+    SWE_KERNEL(ScaleF32),  SWE_KERNEL(DotF32),    SWE_KERNEL(DotI8),     SWE_KERNEL(ScanF32),
+    SWE_KERNEL(ScanI8),    SWE_KERNEL(GatherF32), SWE_KERNEL(GatherF16), SWE_KERNEL(GatherI8),
 };
 
 }  // namespace swe::simd::SWE_KERNELS_NS

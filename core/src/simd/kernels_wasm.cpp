@@ -2,7 +2,8 @@
 // vector_kernels.h over the 4-float types below, the same source as kernels_avx2.cpp's 8-float ones,
 // with exactly the generic results (clang does not vectorize float reductions without fast-math, so
 // the portable loops would stay scalar here):
-//  - axpy and gather: element-wise, one multiply then one add per element (wasm has no fused multiply-add);
+//  - axpy, scale and the f32/f16 gathers: element-wise, one multiply then one add per element (wasm has
+//    no fused multiply-add);
 //  - dot_f32 / scan_f32: the 8 lanes of kernels_impl.h as two 4-wide registers (lanes 0-3, 4-7);
 //  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact);
 //  - gather_i8: two rows per i32x4.dot_i16x8 (RowPairSums; kernels_impl.h's integer sums).
