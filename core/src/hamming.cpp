@@ -1,6 +1,6 @@
 // Portable C++ (the popcounts compile to one instruction where the target has one: x86 with popcnt,
-// chosen at run time; wasm's i64.popcnt), plus an AVX-512 scan for x86 CPUs with VPOPCNTDQ (chosen at
-// run time): the scan reads 32 MB per million 256-dim codes and must keep up with memory.
+// chosen at run time; wasm's i64.popcnt), plus AVX2 and AVX-512 (VPOPCNTDQ) scans for x86, chosen at
+// run time: the scan reads 32 MB per million 256-dim codes and must keep up with memory.
 #include "hamming.h"
 
 #include <algorithm>
@@ -74,6 +74,53 @@ __attribute__((target("popcnt,avx512f,avx512vpopcntdq"))) void ScanAvx512(const 
   Scan(q, rows, words, count - r, out + r);
 }
 
+// 256-dim codes, 8 rows a step, for x86 without VPOPCNTDQ: per-byte popcounts by a 16-entry table
+// (`vpshufb` on each nibble), the bytes of a row summed by `vpsadbw`. Rows are paired first (word 0 of
+// rows a and b in one register, word 1 in another) so that one table pass and one `vpsadbw` serve two
+// rows, and the 4 words of a row meet in 2 qword sums, added across the 128-bit halves. (GCC gives
+// lambdas no target attribute, hence the small functions.)
+#define SWE_AVX2 __attribute__((target("popcnt,avx2"), always_inline)) inline
+SWE_AVX2 __m256i ByteBits(__m256i x) {  // popcount of each byte
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,  //
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  return _mm256_add_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble)),
+                         _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+}
+// Qwords (a's words 0+1, b's 0+1 | a's 2+3, b's 2+3) of the distances of rows a, b at p and p + 4.
+SWE_AVX2 __m256i PairHalves(const uint64_t* p, __m256i query) {
+  const __m256i a = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), query);
+  const __m256i b = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), query);
+  return _mm256_sad_epu8(_mm256_add_epi8(ByteBits(_mm256_unpacklo_epi64(a, b)), ByteBits(_mm256_unpackhi_epi64(a, b))),
+                         _mm256_setzero_si256());
+}
+// Qwords (a, b | c, d): the distances of the 4 rows at p.
+SWE_AVX2 __m256i Quad(const uint64_t* p, __m256i query) {
+  const __m256i ab = PairHalves(p, query), cd = PairHalves(p + 8, query);
+  return _mm256_add_epi64(_mm256_permute2x128_si256(ab, cd, 0x20), _mm256_permute2x128_si256(ab, cd, 0x31));
+}
+__attribute__((target("popcnt,avx2"))) void ScanAvx2(const uint64_t* q, const uint64_t* rows, size_t words,
+                                                     size_t count, uint16_t* out) {
+  if (words != 4) return Scan(q, rows, words, count, out);
+  const __m256i query = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+  size_t r = 0;
+  for (; r + 8 <= count; r += 8, rows += 32) {
+    // Unlike the AVX-512 scan, this one needs a software prefetch, and far ahead: its arithmetic takes
+    // almost as long as the memory, and alone the hardware's prefetch falls behind (docs/BENCHMARKS.md).
+    // 8 KB ahead: 1-4 KB gained less. An address, not a pointer: it may lie past the end.
+    const uintptr_t ahead = reinterpret_cast<uintptr_t>(rows) + 8192;
+    for (uintptr_t line = 0; line < 256; line += 64) __builtin_prefetch(reinterpret_cast<const void*>(ahead + line));
+    // Dwords (0, 1, 4, 5 | 2, 3, 6, 7) after the pack (each distance ≤ 256, the upper dwords 0),
+    // put in order and narrowed to 16 bits.
+    const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(Quad(rows, query), Quad(rows + 16, query)),
+                                                       _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r),
+                     _mm_packus_epi32(_mm256_castsi256_si128(packed), _mm256_extracti128_si256(packed, 1)));
+  }
+  Scan(q, rows, words, count - r, out + r);
+}
+#undef SWE_AVX2
+
 #endif
 
 // Best last; SWE_HAMMING=<name> picks one (for benchmarks), as SWE_SIMD does for the other kernels.
@@ -82,6 +129,7 @@ std::vector<ScanKernel> FindScans() {
 #ifdef SWE_HAMMING_X86
   __builtin_cpu_init();
   if (__builtin_cpu_supports("popcnt")) scans.push_back({"popcnt", ScanPopcnt});
+  if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("avx2")) scans.push_back({"avx2", ScanAvx2});
   if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("avx512f") &&
       __builtin_cpu_supports("avx512vpopcntdq")) {
     scans.push_back({"avx512", ScanAvx512});
