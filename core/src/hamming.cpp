@@ -180,11 +180,15 @@ void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t c
   for (size_t start = 0; start < count; start += kBlock) {
     const size_t n = std::min(kBlock, count - start);
     distances(query, rows + start * words, words, n, d);
-    for (size_t g = 0; g < n; g += kGroup) {  // most groups have no row below the bound: one min each
+    // Most groups have no row below the bound: one vectorised test each. Distances are at most 64 ·
+    // words ≤ 16,384 (the index's dims limit), so signed 16-bit compares are exact, and they vectorise
+    // to one compare a vector (SSE2 has no unsigned one).
+    const int16_t limit = static_cast<int16_t>(std::min<uint64_t>(bound, INT16_MAX));
+    for (size_t g = 0; g < n; g += kGroup) {
       const size_t end = std::min(n, g + kGroup);
-      uint16_t low = UINT16_MAX;
-      for (size_t r = g; r < end; ++r) low = std::min(low, d[r]);  // vectorised
-      if (low >= bound) continue;
+      int16_t below = 0;
+      for (size_t r = g; r < end; ++r) below |= static_cast<int16_t>(static_cast<int16_t>(d[r]) < limit);
+      if (below == 0) continue;
       for (size_t r = g; r < end; ++r) {
         if (d[r] < bound) kept.push_back(uint64_t{d[r]} << 32 | (start + r));
       }

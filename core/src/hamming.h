@@ -13,7 +13,7 @@ inline size_t Words(size_t dims) { return (dims + 63) / 64; }
 void SignBits(const float* x, const float* center, size_t n, uint64_t* out);
 void SignBits(const int8_t* x, float scale, const float* center, size_t n, uint64_t* out);
 // The positions of the m rows (each `words` words) nearest to `query` in Hamming distance (ties:
-// lower position first), in ascending (distance, position) order.
+// lower position first), in ascending (distance, position) order. words ≤ 256 (16,384 dims).
 void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, size_t m,
              std::vector<uint32_t>* out);
 
