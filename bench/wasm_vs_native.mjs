@@ -15,9 +15,11 @@
 // either into one reused Float32Array (encode(texts, { out }): what the native side does with its
 // buffer, the like-for-like number) or into a new array per call (encode(texts)). The numbers are the
 // medians over rounds. Output: a table on stderr, one JSON object per line on stdout.
-// --base-js DIR: wasm load times only, of two builds in one process: the package in DIR (e.g. a copy
-// of js/ with main's js/dist) on --base-model (default --model) and this checkout's js/ on --model,
-// loads alternated --loads times each (the same machine noise for both); medians, p10, p90, ratio.
+// --base-js DIR: two wasm builds in one process, no native side: the package in DIR (e.g. a copy of
+// js/ with main's js/dist) on --base-model (default --model) and this checkout's js/ on --model. Load
+// times (loads alternated --loads times each: the same machine noise for both; medians, p10, p90,
+// ratio), then encode throughput (the sides take turns for --rounds rounds, each --warmup then
+// --min-time seconds of encode(sentences, { out }); medians and the head/base ratio).
 // --mode query [--calls N]: the latency of one short query (the STS-B dev sentences of 6-10 words),
 // each call timed alone (process.hrtime.bigint; steady_clock natively) after N/5 untimed calls, N
 // calls (default 50,000) cycling over the queries; p50 and p90 in ns of: native core (a reused
@@ -149,6 +151,36 @@ async function compareLoads() {
                                  p10_ms: round(q(s.times, 0.1), 2), p90_ms: round(q(s.times, 0.9), 2) }));
   }
   console.log(JSON.stringify({ comparison: 'base/head', load_time_ratio: round(q(base.times, 0.5) / q(head.times, 0.5), 2) }));
+
+  const sentences = readSentences(join(args.data, 'eval/sts/stsbenchmark/sts-dev.csv'));
+  for (const s of [base, head]) {
+    s.out = new Float32Array(sentences.length * s.model.dims);
+    s.rates = [];
+  }
+  const encodeFor = (s, seconds) => {
+    let encoded = 0;
+    const start = performance.now();
+    do {
+      s.model.encode(sentences, { out: s.out });
+      encoded += sentences.length;
+    } while (performance.now() - start < seconds * 1000);
+    return encoded / ((performance.now() - start) / 1000);
+  };
+  for (const s of [base, head]) encodeFor(s, 1);  // V8 optimises the hot wasm functions after a first tier
+  for (let r = 0; r < Number(args.rounds); ++r) {
+    for (const s of [base, head]) {
+      encodeFor(s, Number(args.warmup));
+      s.rates.push(encodeFor(s, Number(args['min-time'])));
+    }
+  }
+  for (const [name, s] of [['base', base], ['head', head]]) {
+    console.log(JSON.stringify({ impl: `wasm ${name}`, model: s.path, sentences: sentences.length, rounds: s.rates.length,
+                                 encode_sentences_per_s: Math.round(median(s.rates)),
+                                 fastest_sentences_per_s: Math.round(Math.max(...s.rates)) }));
+  }
+  console.log(JSON.stringify({ comparison: 'head/base', encode_throughput_ratio: round(median(head.rates) / median(base.rates), 2),
+                               fastest_ratio: round(Math.max(...head.rates) / Math.max(...base.rates), 2) }));
+  for (const s of [base, head]) s.model.dispose();
 }
 
 async function queryLatency() {
