@@ -121,7 +121,7 @@ swe_status NewModelHandle(Read read, swe_model** out) {
   return SWE_OK;
 }
 
-// Calls use(encoder) with an encoder of `model` for `dims` dimensions. For texts of up to
+// Calls use(encoder) with an encoder of `model` for `dims` dimensions. For texts (or batches) of up to
 // kKeptTextBytes the calling thread keeps it from call to call: building one per call (a tokenizer
 // and its buffers) cost a short query about a tenth of its time. One is kept per thread, for one
 // model and dims at a time, told apart by Model::serial (never reused), so that an encoder of a freed
@@ -307,16 +307,17 @@ swe_status swe_model_encode_batch(const swe_model* model, const swe_text* texts,
                                                 std::to_string(n) + " x " + std::to_string(dims) + " floats");
     }
     std::vector<std::string_view> views(n);
+    size_t text_bytes = 0;
     for (size_t i = 0; i < n; ++i) {
       if (!swe::capi::ValidText(texts[i].data, texts[i].size)) {
         return Fail(SWE_ERR_INVALID_ARGUMENT, "swe_model_encode_batch: text " + std::to_string(i) + " is NULL");
       }
       views[i] = swe::capi::View(texts[i].data, texts[i].size);
+      text_bytes += views[i].size();
     }
-    swe::EncodeOptions options;
-    options.dims = dims;
-    swe::Encoder encoder(*model->model, options);
-    encoder.EncodeBatch(views.data(), n, out);
+    // A small batch (a few short texts a call, as JS's encode([...]) makes) reuses the thread's encoder.
+    swe::capi::WithEncoder(*model->model, dims, text_bytes,
+                           [&](swe::Encoder& encoder) { encoder.EncodeBatch(views.data(), n, out); });
     return SWE_OK;
   });
 }

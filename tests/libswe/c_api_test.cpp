@@ -213,10 +213,11 @@ TEST_F(CApiTest, EncodeEqualsCore) {
   }
 }
 
-// The thread keeps an encoder between calls (libswe/src/swe_c.cpp, WithEncoder): models used in turn,
-// freed and loaded again (a new model may get the freed one's address), other dims and texts longer
-// than what it keeps all give the vectors of an encoder made for the call. Under AddressSanitizer
-// this also shows that a freed model's kept encoder is never used.
+// The thread keeps an encoder between calls (libswe/src/swe_c.cpp, WithEncoder), for single texts and
+// small batches alike: models used in turn, freed and loaded again (a new model may get the freed
+// one's address), other dims and texts longer than what it keeps all give the vectors of an encoder
+// made for the call. Under AddressSanitizer this also shows that a freed model's kept encoder is never
+// used.
 TEST_F(CApiTest, KeptEncoderFollowsModelsAndDims) {
   std::vector<uint8_t> other_bytes = swe::testing::ModelBytes(Contents(8));
   std::unique_ptr<swe::Model> other_core;
@@ -245,6 +246,12 @@ TEST_F(CApiTest, KeptEncoderFollowsModelsAndDims) {
           std::vector<float> v(swe_model_get_encode_dims(handle, &params));
           ASSERT_EQ(swe_model_encode_text(handle, text.data(), text.size(), &params, v.data(), v.size(), nullptr), SWE_OK);
           EXPECT_TRUE(BitEqual(v, expect(*core, text, dims))) << round << " " << dims << " " << text.size();
+          // A batch of two, sharing the kept encoder when small (not with the long text).
+          const swe_text batch[2] = {{text.data(), text.size()}, {kTexts[1].data(), kTexts[1].size()}};
+          std::vector<float> both(2 * v.size());
+          ASSERT_EQ(swe_model_encode_batch(handle, batch, 2, &params, both.data(), both.size()), SWE_OK);
+          EXPECT_TRUE(BitEqual(std::vector<float>(both.begin(), both.begin() + v.size()), expect(*core, text, dims)));
+          EXPECT_TRUE(BitEqual(std::vector<float>(both.begin() + v.size(), both.end()), expect(*core, kTexts[1], dims)));
         }
       }
     }
