@@ -77,6 +77,7 @@ struct Tokenizer::Impl {
     Span span;
     size_t text;          // which of Run's texts
     uint64_t hash;        // of the first form
+    uint64_t head;        // its first 8 bytes (WordIndex::Find's)
     uint32_t slot;        // its word-index slot
     uint32_t lowered_at;  // where the first form starts in `lowered`, or kAsWritten
   };
@@ -115,7 +116,7 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
       const bool as_written = p.lowered_at == kAsWritten;
       Match match = as_written ? Match::kExact : Match::kFolded;
       const std::string_view first = as_written ? word : std::string_view(lowered).substr(p.lowered_at, word.size());
-      int64_t id = index.Find(first, p.hash, p.slot);
+      int64_t id = index.Find(first, p.hash, p.slot, p.head);
       if (id < 0) {
         match = Match::kUnknown;
         id = Resolve(word, p.span, &match);
@@ -130,17 +131,16 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
     splitter.Run(texts[t], [&](const Span& span) {
       const std::string_view word = SpanWord(texts[t], span);
       uint32_t lowered_at = kAsWritten;
-      uint64_t hash;
+      std::string_view first = word;
       if (FoldsFirst(span.ascii, span.upper, config, model)) {
         lowered_at = static_cast<uint32_t>(lowered.size());
         AppendAsciiLower(word, &lowered);
-        hash = index.Hash(std::string_view(lowered).substr(lowered_at));
-      } else {
-        hash = index.Hash(word);
+        first = std::string_view(lowered).substr(lowered_at);
       }
+      const uint64_t hash = index.Hash(first), head = LoadPartial(first.data(), first.size());
       const uint32_t slot = index.SlotOf(hash);
       index.Prefetch(slot);
-      pending[pending_count++] = {span, t, hash, slot, lowered_at};
+      pending[pending_count++] = {span, t, hash, head, slot, lowered_at};
       if (pending_count == kBatch) flush();
       return max_tokens == 0 || ++count < max_tokens;
     });

@@ -60,9 +60,14 @@ class WordIndex {
   // The same with slot = SlotOf(hash) given. A word of up to 8 bytes matches when tag (so length) and
   // head agree; a longer one compares the rest.
   int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index) const {
+    return Find(word, hash, slot_index, LoadPartial(word.data(), word.size()));
+  }
+  // The same with the word's head (LoadPartial) given. The tokenizer loads it right after hashing the
+  // word, where its branches on the length repeat the hash's (predicted); at the lookup, a batch of
+  // words later, they are a coin flip in real text.
+  int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index, uint64_t head) const {
     const Slot& slot = slots_[slot_index];
-    if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) ||
-        slot.head != LoadPartial(word.data(), word.size())) {
+    if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) || slot.head != head) {
       return -1;
     }
     const uint32_t row = slot.row_plus_one - 1;
