@@ -93,9 +93,9 @@ std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_
   std::vector<std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) {
     auto group = groups.end();
-    if (squares[i] != 0) {
+    if (squares[i] != 0) {  // a zero row joins no group, and no row joins a zero row's group
       group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
-        return Cosine(Dot(vectors, g[0], vectors, i, dims), squares[g[0]], squares[i]) >= threshold;
+        return squares[g[0]] != 0 && Cosine(Dot(vectors, g[0], vectors, i, dims), squares[g[0]], squares[i]) >= threshold;
       });
     }
     if (group != groups.end()) {

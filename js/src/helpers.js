@@ -16,7 +16,7 @@ export function cosine(a, b) {
     na += a[i] * a[i];
     nb += b[i] * b[i];
   }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+  return cosineOf(dot, na, nb);
 }
 
 /**
@@ -47,14 +47,15 @@ export function nearDuplicateGroups(vectors, dims, threshold) {
   if (typeof threshold !== 'number' || !(threshold >= -1 && threshold <= 1)) {
     throw new RangeError(`nearDuplicateGroups: threshold must be a number in [-1, 1], got ${threshold}`);
   }
-  // Cosine as dot / sqrt(|a|² |b|²): exactly 1 for two identical rows (dot = |a|² = |b|², and
-  // sqrt(x · x) = x), which threshold 1 must merge; a product of inverse norms can round below 1.
   const squares = new Float64Array(n);
   for (let i = 0; i < n; ++i) squares[i] = dot(vectors, i, vectors, i, dims);
   const groups = [];
   for (let i = 0; i < n; ++i) {
+    // A zero row joins no group, and no row joins a zero row's group (at a threshold <= 0 their
+    // cosine, 0, would pass).
     const group = squares[i] === 0 ? undefined :
-      groups.find((g) => dot(vectors, g[0], vectors, i, dims) / Math.sqrt(squares[g[0]] * squares[i]) >= threshold);
+      groups.find((g) => squares[g[0]] !== 0 &&
+                         cosineOf(dot(vectors, g[0], vectors, i, dims), squares[g[0]], squares[i]) >= threshold);
     if (group) group.push(i);
     else groups.push([i]);
   }
@@ -163,6 +164,13 @@ function distance2(a, i, b, j, dims) {
     s += t * t;
   }
   return s;
+}
+
+// Cosine from a dot product and the two squared norms, as dot / sqrt(|a|² |b|²): exactly 1 for two
+// identical vectors (dot = |a|² = |b|², and sqrt(x · x) = x), which dedupe's threshold 1 must merge;
+// a product of inverse norms can round below 1. 0 when either is the zero vector.
+function cosineOf(dot, squareA, squareB) {
+  return squareA === 0 || squareB === 0 ? 0 : dot / Math.sqrt(squareA * squareB);
 }
 
 function inverseNorms(vectors, n, dims) {

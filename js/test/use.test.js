@@ -88,6 +88,8 @@ test('dedupe groups near-duplicates under their first text', () => {
   assert.equal(model.dedupe(texts, -1).groups.length, 3, 'everything with a known word merges at -1');
   assert.throws(() => model.dedupe(texts, 2), RangeError);
   assert.deepEqual(nearDuplicateGroups(new Float32Array(0), 4, 0.5), []);
+  // A zero row first is a group of its own even at -1: the rows after it do not join it.
+  assert.deepEqual(nearDuplicateGroups(new Float32Array([0, 0, 1, 0, 0, 1]), 2, -1), [[0], [1, 2]]);
   // A row whose dot with itself times its inverse norm squared rounds to 0.9999999999999998.
   const row = [-0.2152811586856842, 0.4290890693664551, -0.49124860763549805, 0.3892102539539337];
   assert.deepEqual(nearDuplicateGroups(new Float32Array([...row, ...row]), 4, 1.0), [[0, 1]]);

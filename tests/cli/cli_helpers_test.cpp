@@ -68,6 +68,12 @@ TEST_F(CliTest, DedupeKeepsTheFirstOfEachGroup) {
   r = Run({"dedupe", kModel, "--docs", P("dupes.txt"), "--threshold", "-1"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "A cat sat on the mat.\nzzqqxx\nzzqqxx\n");
+  // ...and a text with no known word stays a group of its own at -1 when it comes first (its cosine
+  // with anything is 0, which -1 would pass).
+  WriteFile(P("zero_first.txt"), "zzqqxx\nA cat sat on the mat.\nStocks fell today.\n");
+  r = Run({"dedupe", kModel, "--docs", P("zero_first.txt"), "--threshold", "-1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "zzqqxx\nA cat sat on the mat.\n");
   // Stdin and .jsonl with its own ids.
   r = Run({"dedupe", kModel, "--docs", "-", "--threshold", "0.9"}, kDupes);
   ASSERT_EQ(r.code, 0) << r.err;
