@@ -85,6 +85,7 @@ struct Tokenizer::Impl {
   static constexpr size_t kBatch = 32;  // words split ahead of their lookups
   std::array<Pending, kBatch> pending;  // in place: tokenizers made for one call are common
   size_t pending_count = 0;
+  uint32_t slots_read = 0;  // what flush read of its slots without prefetch (kept: the loads stay)
   std::string folded, stripped, normalized, normalized_char, lowered;
   std::vector<uint32_t> ends, piece_ids, source_end;
 };
@@ -110,6 +111,11 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
   pending_count = 0;
   lowered.clear();
   auto flush = [&] {
+    if constexpr (!kHasPrefetch) {  // wasm: the batch's slots read in one short loop, their misses overlapping
+      uint32_t read = 0;
+      for (size_t k = 0; k < pending_count; ++k) read |= index.Touch(pending[k].slot);
+      slots_read = read;
+    }
     for (size_t k = 0; k < pending_count; ++k) {
       const Pending& p = pending[k];
       const std::string_view word = SpanWord(texts[p.text], p.span);

@@ -65,7 +65,7 @@ class WordIndex {
   // The same with the word's head (LoadPartial) given. The tokenizer loads it right after hashing the
   // word, where its branches on the length repeat the hash's (predicted); at the lookup, a batch of
   // words later, they are a coin flip in real text.
-  int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index, uint64_t head) const {
+  SWE_INLINE_IN_WASM int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index, uint64_t head) const {
     const Slot& slot = slots_[slot_index];
     if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) || slot.head != head) {
       return -1;
@@ -80,6 +80,9 @@ class WordIndex {
   void Prefetch(uint32_t slot_index) const {
     if constexpr (kHasPrefetch) __builtin_prefetch(&slots_[slot_index]);
   }
+  // Reads a slot (SlotOf) that Find will read, for targets without a prefetch instruction: a caller
+  // that reads a batch's slots in one short loop has their cache misses overlap.
+  uint32_t Touch(uint32_t slot_index) const { return slots_[slot_index].row_plus_one; }
   // Heap bytes held (slots and pilots).
   size_t bytes() const;
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ascii_run.h"
+#include "bytes.h"
 #include "swe/subword.h"
 #include "swe/tokenizer.h"
 #include "swe/unicode.h"
@@ -131,7 +132,7 @@ class Splitter {
 
   // The maximal run of word characters (and CJK characters in CjkMode::kNone) at *pos: ASCII letters
   // and digits a block at a time, other characters one by one.
-  Span ScanWord(std::string_view text, size_t* pos) const {
+  SWE_INLINE_IN_WASM Span ScanWord(std::string_view text, size_t* pos) const {
     const size_t n = text.size(), begin = *pos;
     size_t i = begin;
     bool ascii = true, upper = false;
