@@ -48,13 +48,14 @@ inline constexpr bool kHasPrefetch = false;
 inline constexpr bool kHasPrefetch = true;
 #endif
 
-// Marks a function on the per-word path that takes a std::string_view by value, so that wasm builds
-// inline it. wasm32 passes such a view as a pointer to a copy on the stack, and clang makes the copy
-// with one 8-byte load of the two 4-byte fields just stored: store-to-load forwarding fails, and the
-// load waits for the stores to reach the cache (~4% of the wasm encode each, for WordIndex::Find
-// and Splitter::ScanWord). Native ABIs pass a view in two registers.
+// Marks a function (or lambda) on the per-word path that takes a small struct (a std::string_view, a
+// Span) by value or copies one it is given by reference, so that wasm builds inline it. wasm32 passes
+// such a struct through memory, and clang copies it with one 8-byte load of two 4-byte fields just
+// stored: store-to-load forwarding fails, and the load waits for the stores to reach the cache. Each
+// of WordIndex::Find, Splitter::ScanWord and the tokenizer's per-word lambda cost ~4% of the wasm
+// encode that way (docs/BENCHMARKS.md). Native ABIs pass these in registers, and inline them anyway.
 #if defined(__wasm__)
-#define SWE_INLINE_IN_WASM [[gnu::always_inline]]
+#define SWE_INLINE_IN_WASM __attribute__((always_inline))
 #else
 #define SWE_INLINE_IN_WASM
 #endif

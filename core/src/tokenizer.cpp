@@ -134,7 +134,7 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
   };
   for (size_t t = 0; t < n; ++t) {
     uint32_t count = 0;
-    splitter.Run(texts[t], [&](const Span& span) {
+    splitter.Run(texts[t], [&](const Span& span) SWE_INLINE_IN_WASM {
       const std::string_view word = SpanWord(texts[t], span);
       uint32_t lowered_at = kAsWritten;
       std::string_view first = word;
