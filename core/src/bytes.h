@@ -51,9 +51,9 @@ inline constexpr bool kHasPrefetch = true;
 // Marks a function (or lambda) on the per-word path that takes a small struct (a std::string_view, a
 // Span) by value or copies one it is given by reference, so that wasm builds inline it. wasm32 passes
 // such a struct through memory, and clang copies it with one 8-byte load of two 4-byte fields just
-// stored: store-to-load forwarding fails, and the load waits for the stores to reach the cache. Each
-// of WordIndex::Find, Splitter::ScanWord and the tokenizer's per-word lambda cost ~4% of the wasm
-// encode that way (docs/BENCHMARKS.md). Native ABIs pass these in registers, and inline them anyway.
+// stored: store-to-load forwarding fails, and the load waits for the stores to reach the cache.
+// Inlining WordIndex::Find, Splitter::ScanWord and the tokenizer's per-word lambda made the wasm
+// encode 1.2-1.3x faster (docs/BENCHMARKS.md). Native ABIs pass these in registers, and inline them.
 #if defined(__wasm__)
 #define SWE_INLINE_IN_WASM __attribute__((always_inline))
 #else
