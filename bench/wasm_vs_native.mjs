@@ -54,7 +54,7 @@ if (args.mode === 'query') {
 }
 if (args.mode !== '') fail(`unknown --mode ${args.mode} (query, or none)`);
 if (args['base-js']) {
-  await compareLoads();
+  await compareBuilds();
   process.exit(0);
 }
 const rounds = Number(args.rounds);
@@ -79,15 +79,6 @@ for (const start = performance.now(); performance.now() - start < 1000;) model.e
 
 const wasm = { load: [], rate: [], rateNew: [] };
 const out = new Float32Array(sentences.length * model.dims);
-const timeEncode = (options) => {
-  let encoded = 0;
-  const start = performance.now();
-  do {
-    model.encode(sentences, options);
-    encoded += sentences.length;
-  } while (performance.now() - start < minTime * 1000);
-  return encoded / ((performance.now() - start) / 1000);
-};
 const native = { load: [], rate: [] };
 let kernels = '';
 for (let r = 0; r < rounds; ++r) {
@@ -102,8 +93,8 @@ for (let r = 0; r < rounds; ++r) {
   model = await loadModel(modelBytes);
   wasm.load.push(performance.now() - t0);
   for (const start = performance.now(); performance.now() - start < warmup * 1000;) model.encode(sentences);
-  wasm.rate.push(timeEncode({ out }));
-  wasm.rateNew.push(timeEncode({}));
+  wasm.rate.push(encodeRate(model, sentences, { out }, minTime));
+  wasm.rateNew.push(encodeRate(model, sentences, {}, minTime));
   if (process.env.SWE_BENCH_VERBOSE) {
     console.error(`round ${r}: native ${Math.round(native.rate.at(-1))}, wasm ${Math.round(wasm.rate.at(-1))}`);
   }
@@ -132,7 +123,7 @@ console.error(`  wasm (Node ${process.version}): ${fmt(w.encode_sentences_per_s)
               `(${fmt(w.encode_new_array_sentences_per_s)} with a new array per call), load ${w.load_ms} ms`);
 console.error(`  native is ${ratio}x the wasm throughput (target: at most 2x)`);
 
-async function compareLoads() {
+async function compareBuilds() {
   const side = async (dir, path) => ({ path, load: (await import(join(dir, 'src/index.js'))).loadModel,
                                        bytes: readFileSync(path), times: [] });
   const base = await side(args['base-js'], args['base-model'] || args.model), head = await side(join(root, 'js'), args.model);
@@ -157,20 +148,12 @@ async function compareLoads() {
     s.out = new Float32Array(sentences.length * s.model.dims);
     s.rates = [];
   }
-  const encodeFor = (s, seconds) => {
-    let encoded = 0;
-    const start = performance.now();
-    do {
-      s.model.encode(sentences, { out: s.out });
-      encoded += sentences.length;
-    } while (performance.now() - start < seconds * 1000);
-    return encoded / ((performance.now() - start) / 1000);
-  };
-  for (const s of [base, head]) encodeFor(s, 1);  // V8 optimises the hot wasm functions after a first tier
+  // V8 optimises the hot wasm functions after a first tier.
+  for (const s of [base, head]) encodeRate(s.model, sentences, { out: s.out }, 1);
   for (let r = 0; r < Number(args.rounds); ++r) {
     for (const s of [base, head]) {
-      encodeFor(s, Number(args.warmup));
-      s.rates.push(encodeFor(s, Number(args['min-time'])));
+      encodeRate(s.model, sentences, { out: s.out }, Number(args.warmup));
+      s.rates.push(encodeRate(s.model, sentences, { out: s.out }, Number(args['min-time'])));
     }
   }
   for (const [name, s] of [['base', base], ['head', head]]) {
@@ -270,6 +253,17 @@ async function queryLatency() {
   console.error(`  targets: native p50 <= 1000 ns (C API ${native.capi_p50_ns - native.clock_p50_ns} net of the clock); ` +
                 `JS overhead (public - raw) <= 2000 ns: ${w.public_p50_ns - w.raw_p50_ns} p50, ` +
                 `${w.public_out_p50_ns - w.raw_p50_ns} with { out }`);
+}
+
+// Sentences encoded per second by model.encode(sentences, options), repeated for at least `seconds`.
+function encodeRate(model, sentences, options, seconds) {
+  let encoded = 0;
+  const start = performance.now();
+  do {
+    model.encode(sentences, options);
+    encoded += sentences.length;
+  } while (performance.now() - start < seconds * 1000);
+  return encoded / ((performance.now() - start) / 1000);
 }
 
 function readSentences(path) {

@@ -51,20 +51,17 @@ class WordIndex {
   // tokenizer's batches) hashes it once. Inline, like the lookup: it is most of a known word's cost.
   uint64_t Hash(std::string_view word) const { return HashWord64(word, seed_); }
   // Row of `word` (exact bytes), or -1.
-  int64_t Find(std::string_view word) const { return Find(word, Hash(word)); }
-  // The same with Hash(word) given.
-  int64_t Find(std::string_view word, uint64_t hash) const { return Find(word, hash, SlotOf(hash)); }
+  int64_t Find(std::string_view word) const {
+    const uint64_t hash = Hash(word);
+    return Find(word, hash, SlotOf(hash), LoadPartial(word.data(), word.size()));
+  }
   // The slot that a word hash looks in: callers that prefetch it (the tokenizer's batches) keep it for
   // Find instead of reading the bucket's pilot twice.
   uint32_t SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
-  // The same with slot = SlotOf(hash) given. A word of up to 8 bytes matches when tag (so length) and
-  // head agree; a longer one compares the rest.
-  int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index) const {
-    return Find(word, hash, slot_index, LoadPartial(word.data(), word.size()));
-  }
-  // The same with the word's head (LoadPartial) given. The tokenizer loads it right after hashing the
-  // word, where its branches on the length repeat the hash's (predicted); at the lookup, a batch of
-  // words later, they are a coin flip in real text.
+  // The same with the word's hash, slot (SlotOf) and head (LoadPartial: its first 8 bytes) given. A
+  // word of up to 8 bytes matches when tag (so length) and head agree; a longer one compares the rest.
+  // The tokenizer loads the head right after hashing the word, where its branches on the length
+  // repeat the hash's (predicted); at the lookup, a batch of words later, they are a coin flip.
   SWE_INLINE_IN_WASM int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index, uint64_t head) const {
     const Slot& slot = slots_[slot_index];
     if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) || slot.head != head) {
