@@ -14,8 +14,11 @@ namespace swe {
 // subword fallback costs far more than a lookup. One cache a thread, so that it outlives the
 // tokenizer (the C API makes encoders for single calls too); each entry is for one model (told
 // apart by Model::serial, never reused, not by address), so models used in turn keep their entries.
-// Two-way set associative (the way used less recently is replaced), 4,096 words of up to 24 bytes,
-// 150 KB; allocated on first use, with only the key sizes zeroed (a word is never empty).
+// Four-way set associative (the oldest entry of a set is replaced), 8,192 words of up to 24 bytes,
+// 300 KB; allocated on first use, with only the key sizes zeroed (a word is never empty). Two ways
+// of 2,048 sets thrashed: text that repeats ~1,100 distinct unknown words (STS-B's dev set) has ~35
+// sets with three or more of them, and a set that takes its words in turn missed every time
+// (docs/BENCHMARKS.md, "The unknown-word cache: four ways").
 class UnknownCache {
  public:
   static UnknownCache& ThisThread() {
@@ -25,7 +28,7 @@ class UnknownCache {
   void Clear() {
     if (table_ == nullptr) return;
     std::memset(table_->size, 0, sizeof table_->size);
-    std::memset(table_->recent, 0, sizeof table_->recent);
+    std::memset(table_->next, 0, sizeof table_->next);
   }
   bool Find(const Model& model, std::string_view word, int64_t* id) {
     if (table_ == nullptr || word.empty() || word.size() > kMaxKey) return false;
@@ -33,7 +36,6 @@ class UnknownCache {
     for (size_t way = 0; way < kWays; ++way) {
       if (table_->size[set][way] == word.size() && table_->model[set][way] == model.serial() &&
           std::memcmp(table_->key[set][way], word.data(), word.size()) == 0) {
-        table_->recent[set] = static_cast<uint8_t>(way);
         *id = table_->id[set][way] == kNone ? int64_t{-1} : int64_t{table_->id[set][way]};
         return true;
       }
@@ -47,23 +49,25 @@ class UnknownCache {
       Clear();
     }
     const size_t set = SetOf(model, word);
-    const size_t way = table_->size[set][0] == 0 ? 0 : 1 - table_->recent[set];
+    const size_t way = table_->next[set];
+    table_->next[set] = static_cast<uint8_t>((way + 1) % kWays);
     table_->size[set][way] = static_cast<uint8_t>(word.size());
     table_->model[set][way] = model.serial();
     std::memcpy(table_->key[set][way], word.data(), word.size());
     table_->id[set][way] = id < 0 ? kNone : static_cast<uint32_t>(id);
-    table_->recent[set] = static_cast<uint8_t>(way);
   }
 
- private:
-  static constexpr size_t kSets = 2048, kWays = 2, kMaxKey = 24;
+  static constexpr size_t kSets = 2048, kWays = 4, kMaxKey = 24;
+  // The set a word's entry for a model goes to (public for tests that fill one set).
   static size_t SetOf(const Model& model, std::string_view word) {
     return (HashWord(word) ^ model.serial() * 0x9E3779B97F4A7C15ull) & (kSets - 1);
   }
+
+ private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;  // no prefix found (rows are < 0xE0000000)
   struct Table {
     uint8_t size[kSets][kWays];  // 0: unused; key and id are set with it
-    uint8_t recent[kSets];       // the way found or put last
+    uint8_t next[kSets];         // the way that the next Put replaces: ways fill, then go oldest first
     uint32_t id[kSets][kWays];
     uint64_t model[kSets][kWays];  // Model::serial
     char key[kSets][kWays][kMaxKey];

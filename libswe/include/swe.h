@@ -16,7 +16,7 @@
  *     once. An `swe_index` may be searched from many threads at once, but adding, removing and freeing
  *     need exclusive access. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
  *     Each thread that encodes keeps, until it exits, an encoder for the model it used last and a
- *     cache of the unknown words it resolved: the cache up to 150 KB, the encoder a few KB (it
+ *     cache of the unknown words it resolved: the cache up to 300 KB, the encoder a few KB (it
  *     serves texts of up to 4 KB; longer texts get an encoder of their own for the call).
  *
  * Example
