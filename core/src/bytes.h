@@ -28,6 +28,18 @@ inline uint64_t LoadPartial(const char* p, size_t n) {
   return b(0) | b(n / 2) | b(n - 1);
 }
 
+// The low n bytes of a 64-bit word set, the others clear (n <= 8).
+inline uint64_t LowBytesMask(size_t n) { return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1; }
+
+// LoadPartial(p, n) where at least `readable` bytes may be read at p: with 8 or more (a word inside
+// its text, most of them), one load masked to n bytes instead of LoadPartial's branches on n.
+inline uint64_t LoadHead(const char* p, size_t n, size_t readable) {
+  if (readable < 8) return LoadPartial(p, n);
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v & LowBytesMask(n);
+}
+
 // `count` strings stored as one blob and count + 1 offsets (a model's vocabulary, a string list as
 // the reader validated it).
 struct StringsView {

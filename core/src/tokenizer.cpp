@@ -72,16 +72,17 @@ struct Tokenizer::Impl {
   KnownWord known;  // CjkMode::kLongest's lexicon: the model's vocabulary, looked up with step 2
   Splitter splitter;
   // A word split, not yet looked up (Run), with the form that step 2 looks up first: the word, or
-  // when FoldsFirst, its lower-case form, kept in `lowered` so that it is folded once.
+  // when FoldsFirst, its lower-case form. A folded word of over 8 bytes is kept in `lowered` (folded
+  // once); a shorter one is all in its head.
   struct Pending {
     Span span;
     size_t text;          // which of Run's texts
     uint64_t hash;        // of the first form
     uint64_t head;        // its first 8 bytes (WordIndex::Find's)
     uint32_t slot;        // its word-index slot
-    uint32_t lowered_at;  // where the first form starts in `lowered`, or kAsWritten
+    uint32_t lowered_at;  // where the first form starts in `lowered`, or kAsWritten, or kFoldedShort
   };
-  static constexpr uint32_t kAsWritten = UINT32_MAX;
+  static constexpr uint32_t kAsWritten = UINT32_MAX, kFoldedShort = UINT32_MAX - 1;
   static constexpr size_t kBatch = 32;  // words split ahead of their lookups
   std::array<Pending, kBatch> pending;  // in place: tokenizers made for one call are common
   size_t pending_count = 0;
@@ -119,9 +120,11 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
     for (size_t k = 0; k < pending_count; ++k) {
       const Pending& p = pending[k];
       const std::string_view word = SpanWord(texts[p.text], p.span);
-      const bool as_written = p.lowered_at == kAsWritten;
-      Match match = as_written ? Match::kExact : Match::kFolded;
-      const std::string_view first = as_written ? word : std::string_view(lowered).substr(p.lowered_at, word.size());
+      Match match = p.lowered_at == kAsWritten ? Match::kExact : Match::kFolded;
+      // Find reads a first form's bytes past its head only: a short folded word passes the word as
+      // written, for its size.
+      const std::string_view first =
+          p.lowered_at >= kFoldedShort ? word : std::string_view(lowered).substr(p.lowered_at, word.size());
       int64_t id = index.Find(first, p.hash, p.slot, p.head);
       if (id < 0) {
         match = Match::kUnknown;
@@ -136,14 +139,25 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
     uint32_t count = 0;
     splitter.Run(texts[t], [&](const Span& span) SWE_INLINE_IN_WASM {
       const std::string_view word = SpanWord(texts[t], span);
+      const size_t size = word.size();  // never 0
+      // The head in one load when 8 bytes of the text follow the word's start (U+FFFD's literal is short).
+      uint64_t head = LoadHead(word.data(), size, span.kind == Kind::kInvalid ? 0 : texts[t].size() - span.begin);
       uint32_t lowered_at = kAsWritten;
-      std::string_view first = word;
+      uint64_t hash;
       if (FoldsFirst(span.ascii, span.upper, config, model)) {
-        lowered_at = static_cast<uint32_t>(lowered.size());
-        AppendAsciiLower(word, &lowered);
-        first = std::string_view(lowered).substr(lowered_at);
+        // An ASCII word is letters and digits, and each one's lower case has bit 5 set ('0'-'9' are 0x30-0x39).
+        head |= 0x2020202020202020ull & LowBytesMask(size);
+        if (size <= 8) {
+          lowered_at = kFoldedShort;
+          hash = index.HashShort(size, head);
+        } else {
+          lowered_at = static_cast<uint32_t>(lowered.size());
+          AppendAsciiLower(word, &lowered);
+          hash = index.Hash(std::string_view(lowered).substr(lowered_at));
+        }
+      } else {
+        hash = size <= 8 ? index.HashShort(size, head) : index.Hash(word);
       }
-      const uint64_t hash = index.Hash(first), head = LoadPartial(first.data(), first.size());
       const uint32_t slot = index.SlotOf(hash);
       index.Prefetch(slot);
       pending[pending_count++] = {span, t, hash, head, slot, lowered_at};

@@ -114,7 +114,7 @@ Status WordIndex::TryBuild(uint64_t seed, bool* built) {
     const std::string_view w = word(row);
     slots[slot_of[i]] = Slot{LoadPartial(w.data(), w.size()), KeyTag(static_cast<uint32_t>(hash[row]), w.size()), row + 1};
   }
-  seed_ = seed;
+  seeded_ = HashSeed(seed);
   buckets_ = buckets;
   slot_count_ = slot_count;
   pilots_ = std::move(pilots);

@@ -19,25 +19,34 @@
 
 namespace swe {
 
-// 64-bit hash of a word under a seed (multiply-xorshift, 8 bytes at a time).
-inline uint64_t HashWord64(std::string_view word, uint64_t seed) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (seed * 0xD6E8FEB86659FD93ull) ^ (word.size() * 0xFF51AFD7ED558CCDull);
-  const char* p = word.data();
-  size_t n = word.size();
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-    p += 8;
-    n -= 8;
-  }
-  if (n > 0) h = (h ^ LoadPartial(p, n)) * 0xBF58476D1CE4E5B9ull;
+// 64-bit hash of a word (multiply-xorshift, 8 bytes at a time), in steps: the seed's part once per
+// index (HashSeed), then the word (HashWordSeeded); WordIndex::HashShort takes a short word's steps
+// from its head.
+constexpr uint64_t kHashStep = 0xBF58476D1CE4E5B9ull;
+inline uint64_t HashSeed(uint64_t seed) { return 0x9E3779B97F4A7C15ull ^ (seed * 0xD6E8FEB86659FD93ull); }
+inline uint64_t HashStart(uint64_t seeded, size_t size) { return seeded ^ (size * 0xFF51AFD7ED558CCDull); }
+inline uint64_t HashFinish(uint64_t h) {
   h ^= h >> 29;
   h *= 0x94D049BB133111EBull;
   h ^= h >> 32;
   return h;
 }
+inline uint64_t HashWordSeeded(std::string_view word, uint64_t seeded) {
+  uint64_t h = HashStart(seeded, word.size());
+  const char* p = word.data();
+  size_t n = word.size();
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = (h ^ v) * kHashStep;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) h = (h ^ LoadPartial(p, n)) * kHashStep;
+  return HashFinish(h);
+}
+inline uint64_t HashWord64(std::string_view word, uint64_t seed) { return HashWordSeeded(word, HashSeed(seed)); }
 
 class WordIndex {
  public:
@@ -49,7 +58,14 @@ class WordIndex {
   Status Build(const StringsView& words);
   // The hash that Find and Prefetch take: a caller that looks a word up after prefetching it (the
   // tokenizer's batches) hashes it once. Inline, like the lookup: it is most of a known word's cost.
-  uint64_t Hash(std::string_view word) const { return HashWord64(word, seed_); }
+  uint64_t Hash(std::string_view word) const { return HashWordSeeded(word, seeded_); }
+  // The same for a word of 1 to 8 bytes from its head (LoadPartial): the word's bytes are not read
+  // again, and there is no loop.
+  uint64_t HashShort(size_t size, uint64_t head) const {
+    uint64_t h = (HashStart(seeded_, size) ^ head) * kHashStep;
+    if (size == 8) h ^= h >> 31;
+    return HashFinish(h);
+  }
   // Row of `word` (exact bytes), or -1.
   int64_t Find(std::string_view word) const {
     const uint64_t hash = Hash(word);
@@ -112,7 +128,7 @@ class WordIndex {
 
   StringsView words_;
   uint32_t buckets_ = 0, slot_count_ = 0;
-  uint64_t seed_ = 0;
+  uint64_t seeded_ = HashSeed(0);  // HashSeed of the seed the pilots were found with
   std::unique_ptr<uint16_t[]> pilots_;
   std::unique_ptr<Slot[]> slots_;
 };

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -171,6 +172,33 @@ TEST(Tokenizer, ExactThenFoldedThenStripped) {
             (Strings{"\xC4\xB0stanbul:stripped:istanbul", "ISTANBUL:folded:istanbul", "\xC4\xB1stanbul:unknown:-"}));
   // Decomposed accents (e + U+0301) are one word, found once stripped.
   EXPECT_EQ(Analyzed(*m, "nai\xCC\x88ve"), Strings{"nai\xCC\x88ve:stripped:naive"});
+}
+
+// No vocabulary word has a capital, so an ASCII word with one is looked up in lower case first: a word
+// of up to 8 bytes folded in its head (one load when 8 bytes of the text follow its start, else byte
+// by byte), a longer one in a buffer. Each length 1-12, with digits, inside the text and at its end.
+TEST(Tokenizer, LowerCaseFirstForEveryWordLength) {
+  const std::string letters = "r2d2covid19x";
+  Strings vocabulary, upper;
+  for (size_t n = 1; n <= letters.size(); ++n) {
+    vocabulary.push_back(letters.substr(0, n));
+    std::string w = letters.substr(0, n);
+    for (size_t i = 0; i < n; i += 2) w[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[i])));
+    upper.push_back(w);
+  }
+  auto m = BuildModel(Contents(vocabulary));
+  ASSERT_TRUE(m);
+  for (size_t n = 1; n <= letters.size(); ++n) {
+    const std::string& w = upper[n - 1];
+    const std::string want = w + ":folded:" + vocabulary[n - 1];
+    EXPECT_EQ(Analyzed(*m, w), Strings{want}) << "alone";
+    EXPECT_EQ(Analyzed(*m, w + " r2 and more text after it"),
+              (Strings{want, "r2:exact:r2", "and:unknown:-", "more:unknown:-", "text:unknown:-", "after:unknown:-", "it:unknown:-"}));
+    EXPECT_EQ(Analyzed(*m, "x " + w), (Strings{"x:unknown:-", want})) << "at the end";
+    std::string miss = w;
+    miss[n - 1] = miss[n - 1] == 'Z' ? 'Y' : 'Z';
+    EXPECT_EQ(Analyzed(*m, miss + " r2"), (Strings{miss + ":unknown:-", "r2:exact:r2"}));
+  }
 }
 
 TEST(Tokenizer, FoldingAndStrippingAreOptional) {

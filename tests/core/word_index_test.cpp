@@ -44,6 +44,25 @@ TEST(WordIndex, FindsEveryWordOfALargeVocabularyInLittleMemory) {
   EXPECT_GT(index.bytes(), 16 * words.size());
 }
 
+// The tokenizer's short cuts give exactly what the plain calls give: HashShort (a word of 1-8 bytes
+// from its head) = Hash, LoadHead (one masked load) = LoadPartial.
+TEST(WordIndex, ShortWordHashAndHeadAgreeWithThePlainOnes) {
+  const std::string bytes = std::string("ab\0\xFF\x80zq7") + "mnopqrstuvwxyz";
+  WordIndex index;
+  ASSERT_TRUE(Vocabulary({"x"}).Build(&index).ok());
+  for (size_t at = 0; at + 8 <= bytes.size(); ++at) {
+    for (size_t n = 1; n <= 8; ++n) {
+      const std::string_view w(bytes.data() + at, n);
+      EXPECT_EQ(index.HashShort(n, LoadPartial(w.data(), n)), index.Hash(w)) << at << " " << n;
+    }
+  }
+  for (size_t n = 0; n <= 12; ++n) {
+    for (size_t readable = n; readable <= n + 9; ++readable) {
+      EXPECT_EQ(LoadHead(bytes.data(), n, readable), LoadPartial(bytes.data(), n)) << n << " " << readable;
+    }
+  }
+}
+
 TEST(WordIndex, RefusesADuplicateWord) {
   const Vocabulary v({"one", "two", "three", "two"});
   WordIndex index;
@@ -84,6 +103,10 @@ TEST(WordIndex, SurvivesTwoWordsWithOneHash) {
   EXPECT_EQ(index.Find(one), 1);
   EXPECT_EQ(index.Find(two), 3);
   EXPECT_EQ(index.Find("y"), 2);
+  for (const std::string_view w : {"y", "yz", "abcdefg", "abcdefgh"}) {  // seed 1's short-word hash
+    EXPECT_EQ(index.HashShort(w.size(), LoadPartial(w.data(), w.size())), index.Hash(w)) << w;
+  }
+  EXPECT_NE(index.Hash("y"), HashWord64("y", 0));
 }
 
 // 100 words crowded into one bucket under seed 0 (found by trying names: a hostile file could do
