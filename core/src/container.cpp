@@ -141,6 +141,34 @@ uint32_t Crc32cTables(const uint8_t* data, size_t size, uint32_t crc) {
   return ~crc;
 }
 
+void FrameHash::Add(const uint8_t* data, size_t size) {
+  size_ += size;
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32) {  // four independent chains: one multiply's latency covers 32 bytes
+    for (size_t j = 0; j < 4; ++j) lanes_[j] = Step(lanes_[j], Load64(data + i + 8 * j));
+  }
+  // The last piece's tail: whole words to lanes 0, 1, 2, then the bytes left zero-padded to the next.
+  size_t lane = 0;
+  for (; i + 8 <= size; i += 8, ++lane) lanes_[lane] = Step(lanes_[lane], Load64(data + i));
+  if (i < size) {
+    uint64_t word = 0;
+    for (size_t k = 0; i + k < size; ++k) word |= uint64_t{data[i + k]} << (8 * k);
+    lanes_[lane] = Step(lanes_[lane], word);
+  }
+}
+
+uint32_t FrameHash::Finish() const {
+  uint64_t h = size_ * kMul;
+  for (uint64_t lane : lanes_) h = Step(h, lane);
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+uint32_t FrameHash32(const uint8_t* data, size_t size) {
+  FrameHash hash;
+  hash.Add(data, size);
+  return hash.Finish();
+}
+
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (HaveSse42()) return Crc32cSse42(data, size, crc);
@@ -152,9 +180,35 @@ namespace {
 
 struct Header {
   uint64_t payload_size = 0, frame_size = 0;
-  uint32_t crc = 0, flags = 0;
+  uint32_t checksum = 0, flags = 0;
   bool raw() const { return (flags & kFlagRawPayload) != 0; }
 };
+
+// The header's checksum of a frame read in pieces: FrameHash (flag bit 3) or CRC-32C (files sealed
+// before it).
+class FrameChecksum {
+ public:
+  explicit FrameChecksum(const Header& h) : hashed_((h.flags & kFlagFrameHash) != 0) {}
+  void Add(const uint8_t* data, size_t size) {
+    if (hashed_) {
+      hash_.Add(data, size);
+    } else {
+      crc_ = Crc32c(data, size, crc_);
+    }
+  }
+  uint32_t Finish() const { return hashed_ ? hash_.Finish() : crc_; }
+
+ private:
+  bool hashed_;
+  FrameHash hash_;
+  uint32_t crc_ = 0;
+};
+
+bool ChecksumMatches(const Header& h, const uint8_t* frame) {
+  FrameChecksum sum(h);
+  sum.Add(frame, h.frame_size);
+  return sum.Finish() == h.checksum;
+}
 
 // Steps 1-3 of docs/FORMAT.md's reader checks: everything the header alone can tell.
 Status CheckHeader(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits, uint32_t known_flags,
@@ -168,7 +222,7 @@ Status CheckHeader(const uint8_t* data, size_t size, Kind expected, const ReadLi
   const uint32_t version = Load32(data + 8), kind = Load32(data + 12);
   h->payload_size = Load64(data + 16);
   h->frame_size = Load64(data + 24);
-  h->crc = Load32(data + 32);
+  h->checksum = Load32(data + 32);
   h->flags = Load32(data + 36);
   if (version != kFormatVersion) {
     return Unsupported("format version " + std::to_string(version) + " (this reader knows version " +
@@ -178,7 +232,7 @@ Status CheckHeader(const uint8_t* data, size_t size, Kind expected, const ReadLi
     return InvalidArgument(std::string("this is a .swe ") + KindName(kind) + " file, not a " +
                            KindName(uint32_t(expected)) + " file");
   }
-  known_flags |= kFlagRawPayload;
+  known_flags |= kFlagRawPayload | kFlagFrameHash;
   if ((h->flags & ~known_flags) != 0) return Unsupported("unknown header flags " + std::to_string(h->flags & ~known_flags));
   if (h->frame_size != size - kHeaderSize) {
     return Corrupt("truncated or padded file: header says " + std::to_string(h->frame_size) +
@@ -197,7 +251,7 @@ Status ChecksumMismatch() { return Corrupt("checksum mismatch (the file is damag
 
 // Steps 4-5 for a zstd frame: the checksum, then the frame decompressed into `out` (payload_size bytes).
 Status Decompress(const Header& h, const uint8_t* frame, uint8_t* out) {
-  if (Crc32c(frame, h.frame_size) != h.crc) return ChecksumMismatch();
+  if (!ChecksumMatches(h, frame)) return ChecksumMismatch();
   unsigned long long content = ZSTD_getFrameContentSize(frame, h.frame_size);
   if (content != h.payload_size) return Corrupt("zstd frame content size does not match the header");
   if (ZSTD_findFrameCompressedSize(frame, h.frame_size) != h.frame_size) {
@@ -213,14 +267,14 @@ Status Decompress(const Header& h, const uint8_t* frame, uint8_t* out) {
 // Step 4 for a raw payload copied out: checksum and copy in one pass over 64 KB pieces (each piece
 // is copied while it is still in cache from the checksum).
 Status CopyRaw(const Header& h, const uint8_t* frame, uint8_t* out) {
-  constexpr size_t kPiece = 64 * 1024;
-  uint32_t crc = 0;
+  constexpr size_t kPiece = 64 * 1024;  // a multiple of FrameHash's 32 bytes
+  FrameChecksum sum(h);
   for (size_t pos = 0; pos < h.frame_size; pos += kPiece) {
     const size_t n = h.frame_size - pos < kPiece ? h.frame_size - pos : kPiece;
-    crc = Crc32c(frame + pos, n, crc);
+    sum.Add(frame + pos, n);
     std::memcpy(out + pos, frame + pos, n);
   }
-  return crc == h.crc ? Status::Ok() : ChecksumMismatch();
+  return sum.Finish() == h.checksum ? Status::Ok() : ChecksumMismatch();
 }
 
 // Uninitialised words (a zero fill would cost a pass over the payload that the decoder repeats).
@@ -250,7 +304,7 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
   payload->words = owner.get();
   payload->size_words = h.payload_size / 8;
   payload->owner = std::move(owner);
-  *checksum = h.crc;
+  *checksum = h.checksum;
   if (flags_out != nullptr) *flags_out = h.flags;
   return Status::Ok();
 }
@@ -263,11 +317,11 @@ Status Open(std::unique_ptr<uint64_t[]> file, size_t size, Kind expected, const 
   if (!h.raw()) return Open(data, size, expected, limits, payload, checksum, known_flags, flags_out);
   // In place: the header is 40 bytes, so the payload after it is word-aligned too.
   static_assert(kHeaderSize % 8 == 0, "the payload of an adopted buffer must stay word-aligned");
-  if (Crc32c(data + kHeaderSize, h.frame_size) != h.crc) return ChecksumMismatch();
+  if (!ChecksumMatches(h, data + kHeaderSize)) return ChecksumMismatch();
   payload->words = file.get() + kHeaderSize / 8;
   payload->size_words = h.payload_size / 8;
   payload->owner = std::move(file);
-  *checksum = h.crc;
+  *checksum = h.checksum;
   if (flags_out != nullptr) *flags_out = h.flags;
   return Status::Ok();
 }
@@ -286,7 +340,7 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
     message->clear();
     return s;
   }
-  *checksum = h.crc;
+  *checksum = h.checksum;
   if (flags_out != nullptr) *flags_out = h.flags;
   return Status::Ok();
 }
@@ -306,6 +360,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
 #else
     (void)zstd_level;
 #endif
+    flags = (flags & ~(kFlagRawPayload | kFlagFrameHash)) | kFlagFrameHash;
     if (raw) {
       frame.assign(message, message + size);
       flags |= kFlagRawPayload;
@@ -315,7 +370,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
     Put32(out, uint32_t(kind));
     Put64(out, size);
     Put64(out, frame.size());
-    Put32(out, Crc32c(frame.data(), frame.size()));
+    Put32(out, FrameHash32(frame.data(), frame.size()));
     Put32(out, flags);
     out->insert(out->end(), frame.begin(), frame.end());
   } catch (const std::bad_alloc&) {

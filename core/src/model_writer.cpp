@@ -237,7 +237,7 @@ Status ResealModel(const uint8_t* data, size_t size, int zstd_level, std::vector
   SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kModel, ReadLimits(), &payload, &checksum,
                                       container::kFlagSubwordPieces, &flags));
   return container::Seal(container::Kind::kModel, reinterpret_cast<const uint8_t*>(payload.words),
-                         payload.size_words * 8, zstd_level, out, flags & ~container::kFlagRawPayload);
+                         payload.size_words * 8, zstd_level, out, flags);  // Seal sets the sealing flags anew
 }
 
 }  // namespace swe

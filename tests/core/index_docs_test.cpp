@@ -76,17 +76,17 @@ TEST(IndexDocs, ReaderRefusesADocumentOfNoEntry) {
 // Header flag 2 says "this index stores documents" (older readers refuse such files); a reader
 // refuses a file whose flag and message disagree, either way round.
 TEST(IndexDocs, ReaderRefusesAFlagThatDisagreesWithTheDocuments) {
-  // The raw-payload bit (4) says how the payload is sealed; it stays as written.
+  // The raw-payload and frame-hash bits (4, 8) say how the payload is sealed; they stay as written.
   auto set_flags = [](std::vector<uint8_t>* bytes, uint32_t flags) {
     uint32_t old;
     std::memcpy(&old, bytes->data() + 36, 4);
-    flags |= old & container::kFlagRawPayload;
+    flags |= old & container::kSealFlags;
     std::memcpy(bytes->data() + 36, &flags, 4);
   };
   std::vector<uint8_t> with_docs = FileWithDoc(11, {"eleven", "", ""});
   uint32_t flags;
   std::memcpy(&flags, with_docs.data() + 36, 4);
-  EXPECT_EQ(flags & ~container::kFlagRawPayload, 2u);
+  EXPECT_EQ(flags & ~container::kSealFlags, 2u);
   set_flags(&with_docs, 0);
   std::unique_ptr<Index> loaded;
   Status s = Index::Load(with_docs.data(), with_docs.size(), &loaded);  // even when documents are not asked for
@@ -100,7 +100,7 @@ TEST(IndexDocs, ReaderRefusesAFlagThatDisagreesWithTheDocuments) {
   std::vector<uint8_t> without;
   ASSERT_TRUE(index->Save(&without, 3).ok());
   std::memcpy(&flags, without.data() + 36, 4);
-  EXPECT_EQ(flags & ~container::kFlagRawPayload, 0u);
+  EXPECT_EQ(flags & ~container::kSealFlags, 0u);
   ASSERT_TRUE(Index::Load(without.data(), without.size(), &loaded).ok());
   set_flags(&without, 2);
   s = Index::Load(without.data(), without.size(), &loaded);

@@ -86,7 +86,7 @@ TEST(ModelFile, RoundTripsEveryCjkModeWithoutHeaderFlags) {
     const std::vector<uint8_t> bytes = ModelBytes(c);
     uint32_t flags;
     std::memcpy(&flags, bytes.data() + 36, 4);
-    EXPECT_EQ(flags & ~container::kFlagRawPayload, 0u);  // every reader knows the field; one that predates a mode rejects its value
+    EXPECT_EQ(flags & ~container::kSealFlags, 0u);  // every reader knows the field; one that predates a mode rejects its value
     std::unique_ptr<Model> m;
     ASSERT_TRUE(ReadModel(bytes.data(), bytes.size(), &m).ok());
     EXPECT_EQ(m->tokenizer_config().cjk, cjk) << cjk_mode_name(cjk);
@@ -235,6 +235,12 @@ class ModelReaderTest : public ::testing::Test {
     return s;
   }
   void Put32(size_t at, uint32_t v) { std::memcpy(bytes_.data() + at, &v, 4); }
+  // The header's flags set to `kind_flags`, the sealing's own flags (raw, frame hash) kept.
+  void PutKindFlags(uint32_t kind_flags) {
+    uint32_t flags;
+    std::memcpy(&flags, bytes_.data() + 36, 4);
+    Put32(36, (flags & container::kSealFlags) | kind_flags);
+  }
   void Put64(size_t at, uint64_t v) { std::memcpy(bytes_.data() + at, &v, 8); }
   // Replaces the payload with `message` (re-sealed, valid checksum), to reach the message checks.
   void Reseal(const std::vector<uint64_t>& message) {
@@ -284,7 +290,7 @@ TEST_F(ModelReaderTest, RejectsUnknownFlags) {
 
 // Flag 1 marks subword-piece models; on a word model it contradicts the message.
 TEST_F(ModelReaderTest, RejectsSubwordPiecesFlagOnWordModel) {
-  Put32(36, 1);
+  PutKindFlags(1);
   Status s = Read(bytes_);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_NE(s.message().find("subword-pieces flag"), std::string::npos) << s.ToString();

@@ -1,9 +1,10 @@
 // Raw payloads (header flag 4, docs/FORMAT.md): written at level 0 and for barely compressible
 // payloads, read by a copy or in place from an adopted buffer, the same model either way; older
-// zstd-stored files still read; re-sealing keeps the message byte for byte; the checksum and the
-// vocabulary's UTF-8 are checked on every path.
+// zstd-stored files still read; re-sealing keeps the message byte for byte; the checksum (FrameHash,
+// flag 8, or older files' CRC-32C) and the vocabulary's UTF-8 are checked on every path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -56,7 +57,7 @@ std::vector<uint8_t> ZstdStoredFile(const std::vector<uint8_t>& raw_file) {
   }
   std::vector<uint8_t> file(raw_file.begin(), raw_file.begin() + 40);
   const uint64_t frame_size = frame.size();
-  const uint32_t crc = container::Crc32c(frame.data(), frame.size()), flags = Flags(raw_file) & ~container::kFlagRawPayload;
+  const uint32_t crc = container::Crc32c(frame.data(), frame.size()), flags = Flags(raw_file) & ~container::kSealFlags;
   std::memcpy(file.data() + 24, &frame_size, 8);
   std::memcpy(file.data() + 32, &crc, 4);
   std::memcpy(file.data() + 36, &flags, 4);
@@ -68,8 +69,8 @@ TEST(RawPayload, LevelZeroWritesTheMessageItselfAndEveryPathReadsTheSameModel) {
   ModelContents c = RandomContents(kWords, 16);
   for (size_t i = 0; i < c.vectors.size(); ++i) c.vectors[i] = static_cast<float>(i % 5) * 0.25f;  // compressible
   const std::vector<uint8_t> raw = ModelBytes(c, DType::kInt8, 0), packed = ModelBytes(c, DType::kInt8, 19);
-  EXPECT_EQ(Flags(raw), container::kFlagRawPayload);
-  EXPECT_EQ(Flags(packed), 0u);
+  EXPECT_EQ(Flags(raw), container::kSealFlags);
+  EXPECT_EQ(Flags(packed), container::kFlagFrameHash);
   EXPECT_EQ(raw.size(), 40 + Message(raw).size() * 8);  // frame = payload
   EXPECT_EQ(Message(raw), Message(packed));
   const std::vector<uint8_t> stored = ZstdStoredFile(raw);
@@ -89,11 +90,11 @@ TEST(RawPayload, ResealingKeepsTheMessageByteForByte) {
   ModelContents c = RandomContents(kWords, 16);
   for (size_t i = 0; i < c.vectors.size(); ++i) c.vectors[i] = static_cast<float>(i % 3) * 0.5f;  // compressible
   const std::vector<uint8_t> packed = ModelBytes(c, DType::kF16, 19);
-  ASSERT_EQ(Flags(packed), 0u);
+  ASSERT_EQ(Flags(packed), container::kFlagFrameHash);
   std::vector<uint8_t> raw, again;
   ASSERT_TRUE(ResealModel(packed.data(), packed.size(), 0, &raw).ok());
   ASSERT_TRUE(ResealModel(raw.data(), raw.size(), 19, &again).ok());
-  EXPECT_EQ(Flags(raw), container::kFlagRawPayload);
+  EXPECT_EQ(Flags(raw), container::kSealFlags);
   EXPECT_EQ(Message(raw), Message(packed));
   EXPECT_EQ(again, packed);  // zstd is deterministic: the same message at the same level, the same file
   std::vector<uint8_t> bad = raw;
@@ -104,7 +105,7 @@ TEST(RawPayload, ResealingKeepsTheMessageByteForByte) {
 
 TEST(RawPayload, ADamagedOrMisSizedRawPayloadIsRefusedOnEveryPath) {
   const std::vector<uint8_t> raw = ModelBytes(RandomContents(kWords, 8), DType::kF32, 0);
-  ASSERT_EQ(Flags(raw), container::kFlagRawPayload);
+  ASSERT_EQ(Flags(raw), container::kSealFlags);
   std::unique_ptr<Model> m;
   for (size_t at : {size_t{40}, raw.size() / 2, raw.size() - 1}) {
     std::vector<uint8_t> bad = raw;
@@ -167,6 +168,73 @@ TEST(RawPayload, Crc32cOfLongInputsMatchesTheDefinition) {
   }
   const uint32_t first = container::Crc32c(bytes.data(), 30'000);  // and continued from a CRC
   EXPECT_EQ(container::Crc32c(bytes.data() + 30'000, 100'000, first), slow(bytes.data(), 130'000));
+}
+
+// FrameHash as docs/FORMAT.md ("Checksum") defines it, word by word.
+uint32_t FrameHashDefinition(const uint8_t* data, size_t size) {
+  constexpr uint64_t k = 0x9E3779B97F4A7C15ull;
+  const auto step = [](uint64_t lane, uint64_t word) {
+    const uint64_t x = (lane ^ word) * k;
+    return x ^ (x >> 29);
+  };
+  uint64_t lanes[4] = {k, 2 * k, 3 * k, 4 * k};
+  for (size_t j = 0; 8 * j < size; ++j) {  // word j (the last one zero-padded) goes to lane j % 4
+    uint64_t word = 0;
+    for (size_t b = 0; b < 8 && 8 * j + b < size; ++b) word |= uint64_t{data[8 * j + b]} << (8 * b);
+    lanes[j % 4] = step(lanes[j % 4], word);
+  }
+  uint64_t h = size * k;
+  for (uint64_t lane : lanes) h = step(h, lane);
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+TEST(RawPayload, FrameHashMatchesTheDefinitionInAnyPieces) {
+  std::vector<uint8_t> bytes(70'000);
+  std::mt19937 rng(9);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  for (size_t n = 0; n <= 80; ++n) {
+    ASSERT_EQ(container::FrameHash32(bytes.data() + 1, n), FrameHashDefinition(bytes.data() + 1, n)) << n;
+  }
+  for (size_t n : {size_t{65'536}, size_t{65'537}, size_t{69'999}}) {
+    const uint32_t want = FrameHashDefinition(bytes.data(), n);
+    EXPECT_EQ(container::FrameHash32(bytes.data(), n), want) << n;
+    for (size_t piece : {size_t{32}, size_t{64 * 1024}, size_t{32 * 999}}) {  // pieces of 32-byte multiples
+      container::FrameHash hash;
+      for (size_t pos = 0; pos < n; pos += piece) hash.Add(bytes.data() + pos, std::min(piece, n - pos));
+      EXPECT_EQ(hash.Finish(), want) << n << " in pieces of " << piece;
+    }
+  }
+  // Pinned, so that the definition above and the code cannot drift together: files carry this value.
+  const std::string check = "123456789";
+  EXPECT_EQ(container::FrameHash32(reinterpret_cast<const uint8_t*>(check.data()), check.size()), 0x526D6589u);
+  EXPECT_EQ(container::FrameHash32(nullptr, 0), FrameHashDefinition(nullptr, 0));
+}
+
+// A file sealed before flag 8 carries CRC-32C: it loads on every path, and its checksum is still the
+// model's identity. With the flag set over a CRC, or the CRC damaged, it is refused.
+TEST(RawPayload, FilesWithTheOlderCrcStillLoadOnEveryPath) {
+  ModelContents c = RandomContents(kWords, 16);
+  for (size_t i = 0; i < c.vectors.size(); ++i) c.vectors[i] = static_cast<float>(i % 5) * 0.25f;  // compressible
+  for (int level : {0, 19}) {
+    std::vector<uint8_t> file = ModelBytes(c, DType::kInt8, level);
+    ASSERT_NE(Flags(file) & container::kFlagFrameHash, 0u);
+    const uint32_t crc = container::Crc32c(file.data() + 40, file.size() - 40), flags = Flags(file) & ~container::kFlagFrameHash;
+    std::memcpy(file.data() + 32, &crc, 4);
+    std::memcpy(file.data() + 36, &flags, 4);
+    std::unique_ptr<Model> copied, adopted;
+    ASSERT_TRUE(ReadModel(file.data(), file.size(), &copied).ok()) << level;
+    ASSERT_TRUE(ReadAdopted(file, &adopted).ok()) << level;
+    EXPECT_EQ(copied->checksum(), crc);
+    EXPECT_EQ(adopted->checksum(), crc);
+    std::vector<uint8_t> bad = file;
+    const uint32_t both = flags | container::kFlagFrameHash;
+    std::memcpy(bad.data() + 36, &both, 4);
+    EXPECT_EQ(ReadModel(bad.data(), bad.size(), &copied).code(), StatusCode::kCorrupt) << level;
+    bad = file;
+    bad[bad.size() - 3] ^= 4;
+    EXPECT_EQ(ReadModel(bad.data(), bad.size(), &copied).code(), StatusCode::kCorrupt) << level;
+    EXPECT_EQ(ReadAdopted(bad, &adopted).code(), StatusCode::kCorrupt) << level;
+  }
 }
 
 }  // namespace

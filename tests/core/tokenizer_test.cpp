@@ -862,7 +862,7 @@ TEST(Tokenizer, SubwordPiecesNeedASubwordVocabulary) {
   ASSERT_TRUE(WriteModel(c, WriteOptions(), &bytes).ok());
   uint32_t flags;
   std::memcpy(&flags, bytes.data() + 36, 4);
-  EXPECT_EQ(flags & ~container::kFlagRawPayload, 1u);  // header flag 1: older readers reject the file instead of misreading it
+  EXPECT_EQ(flags & ~container::kSealFlags, 1u);  // header flag 1: older readers reject the file instead of misreading it
   std::unique_ptr<Model> m;
   ASSERT_TRUE(ReadModel(bytes.data(), bytes.size(), &m).ok());
   EXPECT_EQ(m->tokenizer_config().units, TokenUnits::kSubwordPieces);

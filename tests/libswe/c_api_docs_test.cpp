@@ -301,13 +301,13 @@ TEST_F(CApiDocsTest, DocumentsSurviveSaveAndOldFilesStillLoad) {
     EXPECT_EQ(Str(doc.text), "zzz qqq");
     EXPECT_EQ(Str(doc.metadata), "{\"n\": 3}");
   }
-  // An index without documents is written exactly as before documents existed (header flags 0), so
-  // older readers read it; one with documents sets flag bit 1, which older readers refuse by name.
+  // An index without documents has no flag of its kind (bit 3, 8, says its checksum is FrameHash:
+  // docs/FORMAT.md); one with documents sets flag bit 1, which older readers refuse by name.
   uint8_t* data = nullptr;
   size_t size = 0;
   IndexPtr plain = MakeIndex(SWE_DTYPE_F32);
   ASSERT_EQ(swe_index_save_to_bytes(plain.get(), &data, &size), SWE_OK);
-  EXPECT_EQ(Flags(data), 0u);
+  EXPECT_EQ(Flags(data), 8u);
   swe_index* raw = nullptr;
   ASSERT_EQ(swe_index_load_from_bytes(data, size, nullptr, &raw), SWE_OK);
   EXPECT_EQ(swe_index_get_doc_count(raw), 0u);
@@ -316,10 +316,10 @@ TEST_F(CApiDocsTest, DocumentsSurviveSaveAndOldFilesStillLoad) {
   swe_free_bytes(data);
   IndexPtr docs = MakeDocIndex();
   ASSERT_EQ(swe_index_save_to_bytes(docs.get(), &data, &size), SWE_OK);
-  EXPECT_EQ(Flags(data), 2u);
+  EXPECT_EQ(Flags(data), 2u | 8u);
   // A flag this reader does not know is refused with a message, not misread.
   std::vector<uint8_t> future(data, data + size);
-  future[36] |= 8;  // bit 2 (4) is the raw payload, known since
+  future[36] |= 16;  // bits 2 and 3 (4, 8: a raw payload, the frame hash) are known since
   EXPECT_EQ(swe_index_load_from_bytes(future.data(), future.size(), nullptr, &raw), SWE_ERR_UNSUPPORTED);
   EXPECT_NE(std::string(swe_last_error()).find("flags"), std::string::npos) << swe_last_error();
   swe_free_bytes(data);
