@@ -4,7 +4,8 @@
 # medians and of the fastest runs, and the spread.
 #   python3 bench/compare_builds.py BASE_BINARY NEW_BINARY ROUNDS [encode_bench arguments...]
 # Also two wasm_vs_native builds (its load times in ms: `MODEL SENTENCES --mode load`); BASE_BINARY
-# and NEW_BINARY may be "BINARY@MODEL" to give each build its own model file (the first argument).
+# and NEW_BINARY may be "BINARY@MODEL" to give each build its own model file (the value of --model,
+# else the first argument): e.g. a base build that predates the model file's format.
 import json, subprocess, sys, statistics, collections
 base, new, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 args = sys.argv[4:]
@@ -12,8 +13,10 @@ res = {b: collections.defaultdict(list) for b in ("base", "new")}
 for r in range(rounds):
     for name, b in (("base", base), ("new", new)):
         binary, _, model = b.partition("@")
-        out = subprocess.run([binary] + ([model] + args[1:] if model else args), capture_output=True, text=True,
-                             check=True).stdout
+        run_args = list(args)
+        if model:  # the value of --model (encode_bench), else the first argument (wasm_vs_native)
+            run_args[run_args.index("--model") + 1 if "--model" in run_args else 0] = model
+        out = subprocess.run([binary] + run_args, capture_output=True, text=True, check=True).stdout
         for line in out.splitlines():
             j = json.loads(line)
             if j.get("impl") == "native":
