@@ -360,7 +360,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
 #else
     (void)zstd_level;
 #endif
-    flags = (flags & ~(kFlagRawPayload | kFlagFrameHash)) | kFlagFrameHash;
+    flags = (flags & ~kSealFlags) | kFlagFrameHash;
     if (raw) {
       frame.assign(message, message + size);
       flags |= kFlagRawPayload;
