@@ -5,7 +5,7 @@
 # CPU shows which results are this development VM's and which are the code's (docs/BENCHMARKS.md).
 # Needs, carried by name: .gpu/deps.tar.zst, .gpu/1m.txt.zst (`bash bench/text_corpus.sh F 964000`,
 # zstd), .gpu/data/eval/sts/stsbenchmark/sts-dev.csv (encode_bench's STS-B sentences).
-#   bash scripts/gpu/bench-cpu.sh OUT
+#   bash scripts/gpu/bench-cpu.sh OUT [encode]     (encode: encode_bench only, a minute instead of seven)
 set -eo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out=${1:?OUT folder}
@@ -24,8 +24,11 @@ model=models/swe-en-use-lite-large-para.swe
 unzstd .gpu/1m.txt.zst > /tmp/1m.txt
 head -n 56402 /tmp/1m.txt > /tmp/realistic.txt  # bench/text_corpus.sh's default corpus: its first lines
 # One core each, as on the development machine (taskset: the other cores stay out of the way).
-timeout 120 taskset -c 2 $bin/encode_bench --data .gpu/data --model $model --text /tmp/realistic.txt --dtype int8 \
-  --no-index --repeats 5 --min-time 0.2 > "$out/encode.jsonl" 2> "$out/encode.txt" || true
+for simd in avx2 avx512; do
+  timeout 120 taskset -c 2 $bin/encode_bench --data .gpu/data --model $model --text /tmp/realistic.txt --dtype int8 \
+    --simd $simd --no-index --repeats 5 --min-time 0.2 >> "$out/encode.jsonl" 2>> "$out/encode.txt" || true
+done
+[ "${2:-}" = encode ] && exit 0
 for scan in avx2 avx512; do
   SWE_SIMD=$scan SWE_HAMMING=$scan timeout 180 taskset -c 2 $bin/search_bench --text /tmp/1m.txt --model $model --threads 1 \
     --queries .gpu/data/eval/sts/stsbenchmark/sts-dev.csv \
