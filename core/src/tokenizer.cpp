@@ -155,7 +155,7 @@ void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) 
           AppendAsciiLower(word, &lowered);
           hash = index.Hash(std::string_view(lowered).substr(lowered_at));
         }
-      } else {
+      } else {  // the hash chosen in each branch: one choice after them took 31 instructions a word more
         hash = size <= 8 ? index.HashShort(size, head) : index.Hash(word);
       }
       const uint32_t slot = index.SlotOf(hash);

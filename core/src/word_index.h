@@ -76,8 +76,8 @@ class WordIndex {
   uint32_t SlotOf(uint64_t hash) const { return Place(hash, pilots_[BucketOf(hash, buckets_)], slot_count_); }
   // The same with the word's hash, slot (SlotOf) and head (LoadPartial: its first 8 bytes) given. A
   // word of up to 8 bytes matches when tag (so length) and head agree; a longer one compares the rest.
-  // The tokenizer loads the head right after hashing the word, where its branches on the length
-  // repeat the hash's (predicted); at the lookup, a batch of words later, they are a coin flip.
+  // The tokenizer loads the head as it splits the word (one masked load, LoadHead), a batch of words
+  // before the lookup, and hashes a short word from it.
   SWE_INLINE_IN_WASM int64_t Find(std::string_view word, uint64_t hash, uint32_t slot_index, uint64_t head) const {
     const Slot& slot = slots_[slot_index];
     if (slot.row_plus_one == 0 || slot.tag != KeyTag(static_cast<uint32_t>(hash), word.size()) || slot.head != head) {
