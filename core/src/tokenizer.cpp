@@ -291,14 +291,18 @@ int64_t Tokenizer::Impl::Lookup(std::string_view word, bool ascii, bool upper, M
 // (whole pieces) that step 2 finds.
 int64_t Tokenizer::Impl::Prefix(std::string_view word) {
   if (word.size() > 4 * kMaxFallbackChars) return -1;
-  if (unicode::CountCodePoints(word) > kMaxFallbackChars) return -1;
+  if (word.size() > kMaxFallbackChars && unicode::CountCodePoints(word) > kMaxFallbackChars) return -1;
   subword.Normalize(word, &normalized);
   ends.clear();
   if (!subword.Split(normalized, &ends)) return -1;
   // A prefix [0, end) is ASCII when end <= first_non_ascii, and has a capital when first_upper < end.
-  const auto first = [&](auto is) { return std::find_if(normalized.begin(), normalized.end(), is) - normalized.begin(); };
-  const size_t first_non_ascii = first([](char ch) { return static_cast<uint8_t>(ch) >= 0x80; });
-  const size_t first_upper = first([](char ch) { return ch >= 'A' && ch <= 'Z'; });
+  // One pass without early exits: the words are short, and where a search stops is a coin toss.
+  size_t first_non_ascii = normalized.size(), first_upper = normalized.size();
+  for (size_t i = normalized.size(); i-- > 0;) {
+    const auto ch = static_cast<uint8_t>(normalized[i]);
+    first_non_ascii = ch >= 0x80 ? i : first_non_ascii;
+    first_upper = ch - 'A' < 26u ? i : first_upper;
+  }
   for (size_t j = ends.size(); j-- > 1;) {
     const uint32_t end = ends[j - 1];
     if (end == 0 || end >= normalized.size()) continue;

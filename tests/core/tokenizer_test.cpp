@@ -282,6 +282,17 @@ TEST(Tokenizer, PrefixFallbackWithWordPiece) {
   EXPECT_EQ(Analyzed(*m, "Unaffable"), Strings{"Unaffable:prefix:una"});
 }
 
+// A prefix that is not ASCII is looked up folded too: "Éta" (a cased teacher's first piece) finds
+// "éta". A prefix wrongly taken for ASCII would be looked up as written only, and found nothing.
+TEST(Tokenizer, PrefixFallbackFoldsAPrefixThatIsNotAscii) {
+  ModelContents c = Contents({"éta"});
+  c.tokenizer.subword.kind = SubwordKind::kWordPiece;
+  c.tokenizer.subword.pieces = {"Éta", "##gère"};
+  auto m = BuildModel(c);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Analyzed(*m, "Étagère"), Strings{"Étagère:prefix:éta"});
+}
+
 TEST(Tokenizer, PrefixFallbackSkipsVeryLongWords) {
   ModelContents c = Contents({"a"});
   c.tokenizer.subword = TestWordPiece(true);
