@@ -301,7 +301,7 @@ int64_t Tokenizer::Impl::Prefix(std::string_view word) {
   for (size_t i = normalized.size(); i-- > 0;) {
     const auto ch = static_cast<uint8_t>(normalized[i]);
     first_non_ascii = ch >= 0x80 ? i : first_non_ascii;
-    first_upper = ch - 'A' < 26u ? i : first_upper;
+    first_upper = static_cast<uint8_t>(ch - 'A') < 26 ? i : first_upper;
   }
   for (size_t j = ends.size(); j-- > 1;) {
     const uint32_t end = ends[j - 1];
