@@ -177,6 +177,9 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
         std::memcpy(index->scales_.data(), scales.begin(), scales.size());
       }
       if (!ScalesFitUnitRows(index->scales_)) return Corrupt("index: a scale is negative, non-finite or too large");
+      // The scan kernels take [-127, 127] (simd/kernels.h); the writer never stores -128.
+      if (count > 0 && std::memchr(index->i8_.data(), 0x80, index->i8_.size()) != nullptr)
+        return Corrupt("index: an int8 vector value is -128 (int8 vectors hold -127..127)");
     }
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());

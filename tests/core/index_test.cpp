@@ -534,6 +534,9 @@ TEST(IndexLoad, RejectsBadSizes) {
          std::memcpy(r->scales.data(), &neg, 4);
        },
        StatusCode::kCorrupt},
+      {"an int8 value of -128 (outside the scan kernels' range)",
+       [](RawIndex* r) { r->data.back() = static_cast<uint8_t>(0x80); },
+       StatusCode::kCorrupt},
       {"scale too large for a unit vector",
        [](RawIndex* r) {
          const float big = 1e30f;

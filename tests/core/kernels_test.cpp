@@ -50,7 +50,7 @@ struct Data {
 Data MakeData(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> bytes(-128, 127);
+  std::uniform_int_distribution<int> bytes(-127, 127);  // dot_i8's range (kernels.h); the gather's -128 below
   Data d;
   for (size_t i = 0; i < n; ++i) {
     d.fa.push_back(uni(rng) * 3.0f);
@@ -323,14 +323,23 @@ TEST(Kernels, GatherI8ExtremesMatchTheReference) {
   }
 }
 
+// The largest products of dot_i8's range, all of one sign and of both: a pair of them is the most a
+// 16-bit step may hold (AVX2's vpmaddubsw saturates above 32,767).
 TEST(Kernels, Int8ExtremesDoNotOverflow) {
   const size_t n = 16384;  // ReadLimits::max_dims
-  std::vector<int8_t> a(n, -128), b(n, -128);
+  std::vector<int8_t> neg(n, -127), pos(n, 127);
+  const int32_t most = 127 * 127 * int32_t{n};
   for (const Kernels* k : Supported()) {
-    EXPECT_EQ(k->dot_i8(a.data(), b.data(), n), 128 * 128 * int32_t{n}) << k->name;
-    int32_t out = 0;
-    k->scan_i8(a.data(), b.data(), n, 1, &out);
-    EXPECT_EQ(out, 128 * 128 * int32_t{n}) << k->name;
+    SCOPED_TRACE(k->name);
+    EXPECT_EQ(k->dot_i8(neg.data(), neg.data(), n), most);
+    EXPECT_EQ(k->dot_i8(pos.data(), neg.data(), n), -most);
+    EXPECT_EQ(k->dot_i8(neg.data(), pos.data(), n), -most);
+    std::vector<int8_t> rows = neg;
+    rows.insert(rows.end(), pos.begin(), pos.end());
+    int32_t out[2] = {};
+    k->scan_i8(neg.data(), rows.data(), n, 2, out);
+    EXPECT_EQ(out[0], most);
+    EXPECT_EQ(out[1], -most);
   }
 }
 

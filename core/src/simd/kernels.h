@@ -19,9 +19,10 @@ struct Kernels {
   void (*scale_f32)(float* x, float a, size_t n);
   // sum a[i] * b[i], 8 partial sums in a fixed order
   float (*dot_f32)(const float* a, const float* b, size_t n);
-  // exact integer dot product
+  // exact integer dot product of values in [-127, 127], as QuantizeRow writes them and the index
+  // reader checks (AVX2 negates b's bytes by a's signs: -128 has no negation in int8)
   int32_t (*dot_i8)(const int8_t* a, const int8_t* b, size_t n);
-  // out[j] = dot(query, rows + j*n) for j < count: the index scan
+  // out[j] = dot(query, rows + j*n) for j < count: the index scan (int8: values as for dot_i8)
   void (*scan_f32)(const float* query, const float* rows, size_t n, size_t count, float* out);
   void (*scan_i8)(const int8_t* query, const int8_t* rows, size_t n, size_t count, int32_t* out);
   // The encoder's inner loop in one call: for j = 0 .. count-1 in order, acc[0..n) += c_j * row(ids[j]),

@@ -4,7 +4,8 @@
 // Zen 4 VM):
 //  - axpy_f16: the F16C conversion (exact, like the generic bit trick) instead of integer ops;
 //  - axpy_i8: vpmovsxbd + vcvtdq2ps (exact) instead of GCC's 16-bit detour (37 -> 19);
-//  - dot_i8 / scan_i8: sign-extend to 16 bit and vpmaddwd (integer sums are exact in any order);
+//  - dot_i8 / scan_i8: |a| times b with a's sign by vpmaddubsw, widened by vpmaddwd (integer sums
+//    are exact in any order; values in [-127, 127], kernels.h);
 //  - dot_f32 / scan_f32: one ymm of 8 lanes per row is exactly the documented lane order; the tail
 //    is a masked load, and the scan runs 4 rows at once to hide the add latency (212 -> 12: GCC
 //    spilled its own 4-row version);
@@ -58,11 +59,11 @@ struct Vec {
 Vec operator+(Vec a, Vec b) { return {_mm256_add_ps(a.v, b.v)}; }
 Vec operator*(Vec a, Vec b) { return {_mm256_mul_ps(a.v, b.v)}; }
 
-// Sixteen int8 values sign-extended to 16 bit, for vpmaddwd.
+// Thirty-two int8 values as they are.
 struct I8s {
-  static constexpr size_t kWidth = 16;
+  static constexpr size_t kWidth = 32;
   __m256i v;
-  static I8s Load(const int8_t* p) { return {_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))}; }
+  static I8s Load(const int8_t* p) { return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))}; }
 };
 struct I32s {
   __m256i v;
@@ -75,7 +76,15 @@ struct I32s {
   }
 };
 I32s operator+(I32s a, I32s b) { return {_mm256_add_epi32(a.v, b.v)}; }
-I32s MulAdd(I32s s, I8s a, I8s b) { return s + I32s{_mm256_madd_epi16(a.v, b.v)}; }
+// a[i] * b[i] as |a[i]| * (b[i] with a[i]'s sign): vpmaddubsw takes unsigned times signed bytes and adds
+// pairs (at most 2 * 127 * 127, no saturation for values in [-127, 127]), vpmaddwd by ones widens.
+// Three multiply-port instructions per 32 values; sign-extending both to 16 bit took four, two of
+// them on the one shuffle port (docs/BENCHMARKS.md, session 24). The query is `a` in every scan, so
+// its |a| is computed once per step for four rows.
+I32s MulAdd(I32s s, I8s a, I8s b) {
+  const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(a.v), _mm256_sign_epi8(b.v, a.v));
+  return s + I32s{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))};
+}
 
 // The int8 gather's sums of 16 columns for two rows at a time: both rows sign-extended to 16 bit,
 // interleaved (r0[i], r1[i]) and multiplied by (a, b) with vpmaddwd. The interleaves work within
