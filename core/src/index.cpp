@@ -45,6 +45,13 @@ class TopK {
       std::push_heap(heap_.begin(), heap_.end(), Better);
     }
   }
+  // Offers a block of rows, reading the id only of a row whose score may enter: most rows of a large
+  // index fall below the k-th best, and their ids are a stream of their own (8 bytes a row).
+  void OfferBlock(const uint64_t* ids, const float* scores, size_t m) {
+    for (size_t j = 0; j < m; ++j) {
+      if (heap_.size() < k_ || scores[j] >= heap_.front().score) Offer(ids[j], scores[j]);
+    }
+  }
   // Lowest score that can still enter (only meaningful when full).
   bool Full() const { return heap_.size() == k_; }
   float Threshold() const { return heap_.front().score; }
@@ -223,18 +230,19 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
     for (size_t start = 0; start < count; start += block) {
       const size_t m = std::min(block, count - start);
       kernels.scan_f32(unit.data(), f32_.data() + start * dims_, dims_, m, scores.data());
-      for (size_t j = 0; j < m; ++j) top.Offer(ids_[start + j], scores[j]);
+      top.OfferBlock(ids_.data() + start, scores.data(), m);
     }
   } else {
     std::vector<int8_t> q(dims_);
     const float scale = QuantizeRow(unit.data(), dims_, q.data());
     std::vector<int32_t> dots(block);
+    std::vector<float> scores(block);
     for (size_t start = 0; start < count; start += block) {
       const size_t m = std::min(block, count - start);
       kernels.scan_i8(q.data(), i8_.data() + start * dims_, dims_, m, dots.data());
-      for (size_t j = 0; j < m; ++j) {
-        top.Offer(ids_[start + j], static_cast<float>(dots[j]) * scale * scales_[start + j]);
-      }
+      const float* row_scales = scales_.data() + start;
+      for (size_t j = 0; j < m; ++j) scores[j] = static_cast<float>(dots[j]) * scale * row_scales[j];
+      top.OfferBlock(ids_.data() + start, scores.data(), m);
     }
   }
   top.Finish(hits);
