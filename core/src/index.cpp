@@ -45,16 +45,14 @@ class TopK {
       std::push_heap(heap_.begin(), heap_.end(), Better);
     }
   }
-  // Offers a block of rows, reading the id only of a row whose score may enter: most rows of a large
-  // index fall below the k-th best, and their ids are a stream of their own (8 bytes a row).
+  // Offers a block of rows, reading the id only of a row whose score may enter (a tie with the k-th
+  // best may: the lower id wins): most rows of a large index fall below it, and their ids are a
+  // stream of their own (8 bytes a row).
   void OfferBlock(const uint64_t* ids, const float* scores, size_t m) {
     for (size_t j = 0; j < m; ++j) {
       if (heap_.size() < k_ || scores[j] >= heap_.front().score) Offer(ids[j], scores[j]);
     }
   }
-  // Lowest score that can still enter (only meaningful when full).
-  bool Full() const { return heap_.size() == k_; }
-  float Threshold() const { return heap_.front().score; }
   void Finish(std::vector<SearchHit>* out) {
     std::sort_heap(heap_.begin(), heap_.end(), Better);
     *out = std::move(heap_);
