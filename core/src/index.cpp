@@ -223,8 +223,8 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
   const simd::Kernels& kernels = simd::Active();
   TopK top(k);
   const size_t block = std::min(count, kScanBlock);
+  std::vector<float> scores(block);  // a block's scores, offered together (TopK::OfferBlock)
   if (dtype_ == DType::kF32) {
-    std::vector<float> scores(block);
     for (size_t start = 0; start < count; start += block) {
       const size_t m = std::min(block, count - start);
       kernels.scan_f32(unit.data(), f32_.data() + start * dims_, dims_, m, scores.data());
@@ -234,7 +234,6 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
     std::vector<int8_t> q(dims_);
     const float scale = QuantizeRow(unit.data(), dims_, q.data());
     std::vector<int32_t> dots(block);
-    std::vector<float> scores(block);
     for (size_t start = 0; start < count; start += block) {
       const size_t m = std::min(block, count - start);
       kernels.scan_i8(q.data(), i8_.data() + start * dims_, dims_, m, dots.data());
