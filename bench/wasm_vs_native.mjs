@@ -5,6 +5,7 @@
 //   node bench/wasm_vs_native.mjs [--model FILE.swe] [--data DIR] [--rounds N] [--min-time S]
 //                                 [--warmup S] [--native PATH]
 //   node bench/wasm_vs_native.mjs --base-js DIR [--base-model FILE] [--model FILE.swe] [--loads N]
+//   node bench/wasm_vs_native.mjs --mode first [--rounds N] [--base-js DIR] [--model FILE.swe]
 //
 // Sentences: the unique STS-B dev sentences (DIR/eval/sts/stsbenchmark/sts-dev.csv, columns s1, s2;
 // DIR defaults to ../shared/data beside the repository). Model: models/swe-en-use-lite-large-para.swe by
@@ -28,6 +29,13 @@
 // the heap (public - raw = the JS wrapper's cost; raw vs core = the wasm cost), and "clock" (an empty
 // timed call: its own cost is inside every other figure, on each side). The kinds of call take
 // turns, a pass over the queries each. With --base-js DIR: also DIR's public call (a before/after ratio in one run).
+// --mode first: what a page or a process that loads the model once pays, in --rounds fresh Node
+// processes: importing the package, initialize() (compiling swe.wasm: V8 compiles each function on
+// its first call, with a baseline tier, and optimises hot ones later, so every later figure is a
+// first call too), the first loadModel(bytes) (the bytes read before timing), the first
+// encode(sentence), then a second load; medians, p10, p90 in ms. With --base-js DIR, DIR's package
+// and this checkout's take turns (a before/after in one run); without it, the native bench's first
+// load in a fresh process too (--mode load --repeats 1).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,13 +54,22 @@ const args = parseArgs(process.argv.slice(2), {
   'base-model': '',
   loads: '40',
   mode: '',
+  js: '',  // --mode first-child: the package directory to load
   calls: '50000',
 });
 if (args.mode === 'query') {
   await queryLatency();
   process.exit(0);
 }
-if (args.mode !== '') fail(`unknown --mode ${args.mode} (query, or none)`);
+if (args.mode === 'first') {
+  firstLoad();
+  process.exit(0);
+}
+if (args.mode === 'first-child') {  // one fresh process of --mode first
+  await firstLoadChild();
+  process.exit(0);
+}
+if (args.mode !== '') fail(`unknown --mode ${args.mode} (query, first, or none)`);
 if (args['base-js']) {
   await compareBuilds();
   process.exit(0);
@@ -136,7 +153,7 @@ async function compareBuilds() {
       s.times.push(performance.now() - t0);
     }
   }
-  const q = (t, f) => [...t].sort((a, b) => a - b)[Math.floor(t.length * f)];
+  const q = quantile;
   for (const [name, s] of [['base', base], ['head', head]]) {
     console.log(JSON.stringify({ impl: `wasm ${name}`, model: s.path, loads: s.times.length, load_ms: round(q(s.times, 0.5), 2),
                                  p10_ms: round(q(s.times, 0.1), 2), p90_ms: round(q(s.times, 0.9), 2) }));
@@ -255,6 +272,62 @@ async function queryLatency() {
                 `${w.public_out_p50_ns - w.raw_p50_ns} with { out }`);
 }
 
+function firstLoad() {
+  const sides = args['base-js']
+    ? [['base', args['base-js'], args['base-model'] || args.model], ['head', join(root, 'js'), args.model]]
+    : [['', join(root, 'js'), args.model]];
+  const keys = ['import_ms', 'initialize_ms', 'load_ms', 'first_encode_ms', 'second_load_ms'];
+  const runs = Object.fromEntries(sides.map(([name]) => [name, []]));
+  const native = [];
+  const tmp = mkdtempSync(join(tmpdir(), 'swe-bench-'));
+  const sentencesFile = join(tmp, 'sentences.txt');
+  writeFileSync(sentencesFile, 'A man is playing a guitar.\n');
+  for (let r = 0; r < Number(args.rounds); ++r) {
+    for (const [name, dir, model] of sides) {
+      const child = [fileURLToPath(import.meta.url), '--mode', 'first-child', '--js', dir, '--model', model];
+      runs[name].push(JSON.parse(execFileSync(process.execPath, child, { encoding: 'utf8' })));
+    }
+    if (!args['base-js'] && existsSync(args.native)) {
+      native.push(JSON.parse(execFileSync(args.native, [args.model, sentencesFile, '--mode', 'load', '--repeats', '1'],
+                                          { encoding: 'utf8' })));
+    }
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  const q = quantile;
+  const stats = (t) => `${round(q(t, 0.5), 2)} (p10 ${round(q(t, 0.1), 2)}, p90 ${round(q(t, 0.9), 2)})`;
+  console.error(`first use in a fresh process, ${args.rounds} processes each, ms: median (p10, p90)`);
+  for (const [name] of sides) {
+    const summary = { impl: `wasm${name && ' '}${name}`, rounds: runs[name].length };
+    for (const key of keys) summary[key] = round(q(runs[name].map((x) => x[key]), 0.5), 2);
+    console.log(JSON.stringify(summary));
+    for (const key of keys) console.error(`  wasm${name && ' '}${name} ${key.padEnd(16)} ${stats(runs[name].map((x) => x[key]))}`);
+  }
+  if (native.length > 0) {
+    console.log(JSON.stringify({ impl: 'native', rounds: native.length, load_ms: round(q(native.map((x) => x.load_ms), 0.5), 2),
+                                 load_file_ms: round(q(native.map((x) => x.load_file_ms), 0.5), 2) }));
+    console.error(`  native load_ms         ${stats(native.map((x) => x.load_ms))} (from the file: ` +
+                  `${stats(native.map((x) => x.load_file_ms))})`);
+  }
+}
+
+async function firstLoadChild() {
+  const bytes = readFileSync(args.model);
+  const t0 = performance.now();
+  const { initialize, loadModel } = await import(join(args.js, 'src/index.js'));
+  const t1 = performance.now();
+  await initialize();
+  const t2 = performance.now();
+  let model = await loadModel(bytes);
+  const t3 = performance.now();
+  model.encode('A man is playing a guitar.');
+  const t4 = performance.now();
+  model.dispose();
+  model = await loadModel(bytes);
+  const t5 = performance.now();
+  console.log(JSON.stringify({ import_ms: t1 - t0, initialize_ms: t2 - t1, load_ms: t3 - t2, first_encode_ms: t4 - t3,
+                               second_load_ms: t5 - t4 }));
+}
+
 // Sentences encoded per second by model.encode(sentences, options), repeated for at least `seconds`.
 function encodeRate(model, sentences, options, seconds) {
   let encoded = 0;
@@ -286,7 +359,8 @@ function parseArgs(argv, defaults) {
   return out;
 }
 
-function median(values) { return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]; }
+function quantile(values, f) { return [...values].sort((a, b) => a - b)[Math.floor(values.length * f)]; }
+function median(values) { return quantile(values, 0.5); }
 function round(x, digits) { return Number(x.toFixed(digits)); }
 function fmt(x) { return x.toLocaleString('en-US'); }
 function fail(message) { console.error(`wasm_vs_native: ${message}`); process.exit(1); }
