@@ -153,12 +153,11 @@ async function compareBuilds() {
       s.times.push(performance.now() - t0);
     }
   }
-  const q = quantile;
   for (const [name, s] of [['base', base], ['head', head]]) {
-    console.log(JSON.stringify({ impl: `wasm ${name}`, model: s.path, loads: s.times.length, load_ms: round(q(s.times, 0.5), 2),
-                                 p10_ms: round(q(s.times, 0.1), 2), p90_ms: round(q(s.times, 0.9), 2) }));
+    console.log(JSON.stringify({ impl: `wasm ${name}`, model: s.path, loads: s.times.length, load_ms: round(median(s.times), 2),
+                                 p10_ms: round(quantile(s.times, 0.1), 2), p90_ms: round(quantile(s.times, 0.9), 2) }));
   }
-  console.log(JSON.stringify({ comparison: 'base/head', load_time_ratio: round(q(base.times, 0.5) / q(head.times, 0.5), 2) }));
+  console.log(JSON.stringify({ comparison: 'base/head', load_time_ratio: round(median(base.times) / median(head.times), 2) }));
 
   const sentences = readSentences(join(args.data, 'eval/sts/stsbenchmark/sts-dev.csv'));
   for (const s of [base, head]) {
@@ -293,18 +292,20 @@ function firstLoad() {
     }
   }
   rmSync(tmp, { recursive: true, force: true });
-  const q = quantile;
-  const stats = (t) => `${round(q(t, 0.5), 2)} (p10 ${round(q(t, 0.1), 2)}, p90 ${round(q(t, 0.9), 2)})`;
+  const stats = (t) => `${round(median(t), 2)} (p10 ${round(quantile(t, 0.1), 2)}, p90 ${round(quantile(t, 0.9), 2)})`;
   console.error(`first use in a fresh process, ${args.rounds} processes each, ms: median (p10, p90)`);
   for (const [name] of sides) {
     const summary = { impl: `wasm${name && ' '}${name}`, rounds: runs[name].length };
-    for (const key of keys) summary[key] = round(q(runs[name].map((x) => x[key]), 0.5), 2);
+    for (const key of keys) summary[key] = round(median(runs[name].map((x) => x[key])), 2);
     console.log(JSON.stringify(summary));
     for (const key of keys) console.error(`  wasm${name && ' '}${name} ${key.padEnd(16)} ${stats(runs[name].map((x) => x[key]))}`);
   }
+  if (!args['base-js'] && native.length === 0) {
+    console.error(`  native: not measured (${args.native} not found: cmake --preset native)`);
+  }
   if (native.length > 0) {
-    console.log(JSON.stringify({ impl: 'native', rounds: native.length, load_ms: round(q(native.map((x) => x.load_ms), 0.5), 2),
-                                 load_file_ms: round(q(native.map((x) => x.load_file_ms), 0.5), 2) }));
+    console.log(JSON.stringify({ impl: 'native', rounds: native.length, load_ms: round(median(native.map((x) => x.load_ms)), 2),
+                                 load_file_ms: round(median(native.map((x) => x.load_file_ms)), 2) }));
     console.error(`  native load_ms         ${stats(native.map((x) => x.load_ms))} (from the file: ` +
                   `${stats(native.map((x) => x.load_file_ms))})`);
   }
