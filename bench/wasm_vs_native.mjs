@@ -138,7 +138,7 @@ console.error(`${sentences.length} sentences (${textBytes} bytes), ${dims} dims,
 console.error(`  native (${kernels}): ${fmt(n.encode_sentences_per_s)} sentences/s, load ${n.load_ms} ms`);
 console.error(`  wasm (Node ${process.version}): ${fmt(w.encode_sentences_per_s)} sentences/s into a reused array ` +
               `(${fmt(w.encode_new_array_sentences_per_s)} with a new array per call), load ${w.load_ms} ms`);
-console.error(`  wasm is ${round(1 / ratio, 2)}x native (native ${ratio}x the wasm throughput; issue 12's target: wasm at least 0.6x)`);
+console.error(`  wasm is ${round(1 / ratio, 2)}x native (native ${ratio}x the wasm throughput; the target: wasm at least 0.6x)`);
 
 async function compareBuilds() {
   const side = async (dir, path) => ({ path, load: (await import(join(dir, 'src/index.js'))).loadModel,

@@ -58,14 +58,14 @@ declare -A variants=(
   [para5-tau0.1-b512]='o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["refine"]["batch_size"] = 512'
   [paraall-tau0.1]='o[:] = [nli(1, tau=0.1), para(PARA_ALL, tau=0.1)]; lazy(1e-2, 15)'
   [paraall-tau0.1-seed2]='o[:] = [nli(1, tau=0.1), para(PARA_ALL, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
-  # KD corpus size (issue 10 item 5) on the CPU: the default's base distilled further on corpus
+  # KD corpus size on the CPU: the default's base distilled further on corpus
   # sentences it never saw (lines 1,000,001-1,300,000; its vocabulary, extraction and KD sentences came
   # from the first million), to convergence; then the default's contrastive step on top of each.
   [kdmore100k]='kdmore(100000, 1e-3)'
   [kdmore300k]='kdmore(300000, 1e-3)'
   [kdmore100k-para5]='from_model("kdmore100k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [kdmore300k-para5]='from_model("kdmore300k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
-  # Vocabulary size (issue 10 item 5): recipes/en-use-lite.json (20,000 words, the first table's
+  # Vocabulary size: recipes/en-use-lite.json (20,000 words, the first table's
   # "3.3 KD" column) trained whole with every corpus word seen 5 times (71,792), then the default's
   # contrastive step, then PCA to 200 dims (int8 <= 15 MB).
   [vocab80k]='whole("recipes/en-use-lite.json", 80000)'

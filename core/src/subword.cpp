@@ -29,7 +29,7 @@ inline bool IsCharEnd(std::string_view s, size_t end) {
 // second). A node's slot holds exactly (parent node, last byte) as its key, and it is found by the
 // FNV-1a hash of the prefix's bytes, which callers extend byte by byte: splitting steps from a start
 // position one byte and one probe at a time until the bytes are no piece's prefix. No strings are
-// compared, and a step costs the same for any piece length (docs/BENCHMARKS.md, "Unknown words").
+// compared, and a step costs the same for any piece length (docs/BENCHMARKS.md, "Encode").
 class PieceTrie {
  public:
   static constexpr uint32_t kNone = kNoId;

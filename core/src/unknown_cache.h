@@ -18,7 +18,7 @@ namespace swe {
 // 300 KB; allocated on first use, with only the key sizes zeroed (a word is never empty). Two ways
 // of 2,048 sets thrashed: text that repeats ~1,100 distinct unknown words (STS-B's dev set) has ~35
 // sets with three or more of them, and a set that takes its words in turn missed every time
-// (docs/BENCHMARKS.md, "The unknown-word cache: four ways").
+// (docs/BENCHMARKS.md, "Memory").
 class UnknownCache {
  public:
   static UnknownCache& ThisThread() {

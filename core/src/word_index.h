@@ -6,7 +6,7 @@
 // the L2 cache) and then exactly one 16-byte slot, which holds the word's first 8 bytes, its length and hash
 // tag: a word of up to 8 bytes is found or rejected there, a longer one compares its tail with the
 // vocabulary. 19.7 bytes a word instead of the 52 of the linear-probing table (load <= 1/2) that came
-// before (docs/BENCHMARKS.md, "A perfect-hash word index"), and no probe sequences.
+// before (docs/BENCHMARKS.md, "Memory"), and no probe sequences.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The tokenizer's fast paths (issue 12) give what the plain rule gives: word slots with inline keys,
+// The tokenizer's fast paths give what the plain rule gives: word slots with inline keys,
 // batched and prefetched lookups, the uncased-vocabulary shortcut and the cache of unknown words.
 #include <gtest/gtest.h>
 

@@ -32,44 +32,16 @@ import argparse
 import json
 import os
 import shutil
-import tempfile
 
-from golden_io import byte_offsets, f32, remove_extras, versions as golden_versions, write_golden, write_st_files
+from golden_io import (byte_offsets, f32, randomize, remove_extras, sentences_with, start,
+                       versions as golden_versions, write_golden, write_st_files)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEQ = 48
 HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS = 32, 2, 4, 64, 64
 SEED = 1234
 
-LONG = ("The quick brown fox jumps over the lazy dog while the committee, after a long discussion about "
-        "money, time and the results of its earlier decisions, finally agreed to move the vote until next "
-        "spring, when more information would be available to every member of the board.")
-SENTENCES = [
-    "Hello world.",
-    "A man is playing a guitar.",
-    "The quick brown fox jumps over the lazy dog.",
-    "Café Müller's crème brûlée costs €4.50!",
-    "  leading and trailing spaces\tand\ttabs\n",
-    "UPPER lower MiXeD cAsE",
-    "我爱北京天安门。",
-    "Numbers: 3.14159, 1,000,000 and 42%.",
-    "I \u2764 pizza \U0001F355 so much",
-    "e-mail someone@example.com or visit https://example.org/path?q=1&r=2",
-    "a" * 120 + " ok",
-    "Ünïcödé àccents, Ελληνικά and русский язык",
-    "Don't stop\u2014believing\u2019s fine\u2026 «really»",
-    LONG,
-    "",
-    "a",
-    "zero\u200bwidth and soft\u00adhyphen and x\u0000y",
-    "\u0130stanbul \u01c5 stra\u00dfe \ufb01ne",
-    "ideographic\u3000space and nbsp\u00a0here",
-    "Mr. Smith went to Washington, D.C., in 1999.",
-    "unbelievably antidisestablishmentarianism",
-    "こんにちは世界 and 한국어",
-    "Put the [MASK] here and [CLS] there.",
-    "Cafe\u0301 with a combining accent",
-]
+SENTENCES = sentences_with({"こんにちは世界 and 한국어": ["Put the [MASK] here and [CLS] there."]})
 
 
 def build_tokenizer(source_path):
@@ -108,20 +80,16 @@ def build_tokenizer(source_path):
     return tok
 
 
-def randomize(model, torch):
-    """Weights far from BERT's N(0, 0.02) init, so attention is peaked and every term matters."""
-    g = torch.Generator().manual_seed(SEED)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if "LayerNorm.weight" in name:
-                p.copy_(0.5 + torch.rand(p.shape, generator=g))
-            elif "LayerNorm.bias" in name or name.endswith(".bias"):
-                p.copy_(0.2 * torch.randn(p.shape, generator=g))
-            elif "embeddings" in name:
-                p.copy_(torch.randn(p.shape, generator=g))
-            else:  # linear [out, in]
-                gain = 2.0 if ("query" in name or "key" in name) else 1.0
-                p.copy_(gain * torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
+def init(name):
+    """BERT's parameters for golden_io.randomize: LayerNorm, biases, embeddings, then linear weights
+    (query and key scaled up)."""
+    if "LayerNorm.weight" in name:
+        return "norm", 1.0
+    if "LayerNorm.bias" in name or name.endswith(".bias"):
+        return "normal", 0.2
+    if "embeddings" in name:
+        return "normal", 1.0
+    return "linear", 2.0 if ("query" in name or "key" in name) else 1.0
 
 
 def main():
@@ -136,10 +104,7 @@ def main():
     import tokenizers
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    torch.manual_seed(SEED)
-    torch.use_deterministic_algorithms(True)
-    out = os.path.abspath(args.out)
-    tmp = tempfile.mkdtemp()
+    out, tmp = start(torch, SEED, args.out)
     tok_path = os.path.join(tmp, "tokenizer.json")
     json.dump(build_tokenizer(args.tokenizer), open(tok_path, "w", encoding="utf-8"), ensure_ascii=False)
     fast = PreTrainedTokenizerFast(tokenizer_file=tok_path, unk_token="[UNK]", sep_token="[SEP]",
@@ -151,7 +116,7 @@ def main():
                      hidden_act="gelu", layer_norm_eps=1e-12, hidden_dropout_prob=0.0,
                      attention_probs_dropout_prob=0.0)
     model = BertModel(cfg).eval()
-    randomize(model, torch)
+    randomize(model, torch, SEED, init)
 
     if os.path.exists(out):
         for sub in ("model", "model_f16"):

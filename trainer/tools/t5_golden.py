@@ -43,9 +43,9 @@ import base64
 import json
 import os
 import shutil
-import tempfile
 
-from golden_io import byte_offsets, f32, remove_extras, versions as golden_versions, write_golden, write_st_files
+from golden_io import (byte_offsets, f32, randomize, remove_extras, sentences_with, start,
+                       versions as golden_versions, write_golden, write_st_files)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEQ = 48
@@ -54,41 +54,17 @@ BUCKETS, MAX_DISTANCE = 32, 128
 SPM_VOCAB = 2000
 SEED = 4321
 
-LONG = ("The quick brown fox jumps over the lazy dog while the committee, after a long discussion about "
-        "money, time and the results of its earlier decisions, finally agreed to move the vote until next "
-        "spring, when more information would be available to every member of the board.")
-SENTENCES = [
-    "Hello world.",
-    "A man is playing a guitar.",
-    "The quick brown fox jumps over the lazy dog.",
-    "Café Müller's crème brûlée costs €4.50!",
-    "  leading and trailing spaces\tand\ttabs\n",
-    "many     spaces   between\n\nwords",
-    "UPPER lower MiXeD cAsE",
-    "我爱北京天安门。",
-    "Numbers: 3.14159, 1,000,000 and 42%.",
-    "I \u2764 pizza \U0001F355 so much",
-    "e-mail someone@example.com or visit https://example.org/path?q=1&r=2",
-    "a" * 120 + " ok",
-    "Ünïcödé àccents, Ελληνικά and русский язык",
-    "Don't stop\u2014believing\u2019s fine\u2026 «really»",
-    LONG,
-    "",
-    "a",
-    " ",
-    "zero\u200bwidth and soft\u00adhyphen and x\u0000y",
-    "\u0130stanbul \u01c5 stra\u00dfe \ufb01ne",
-    "ideographic\u3000space and nbsp\u00a0here",
-    "Full-width \uff21\uff22\uff23\uff11\uff12\uff13 and half-width \uff76\uff80\uff76\uff85",
-    "circled \u2460\u2461 super x\u00b2 roman \u216b fraction \u00bd",
-    "Mr. Smith went to Washington, D.C., in 1999.",
-    "unbelievably antidisestablishmentarianism",
-    "こんにちは世界 and 한국어",
-    "Der schnelle braune Fuchs springt über den faulen Hund.",
-    "Sentinels <extra_id_0> and <extra_id_99> and </s> inside text, <unk> too.",
-    "Cafe\u0301 with a combining accent",
-    "\u2028line\u2029separators\u0085and\u000bcontrols",
-]
+SENTENCES = sentences_with({
+    "  leading and trailing spaces\tand\ttabs\n": ["many     spaces   between\n\nwords"],
+    "a": [" "],
+    "ideographic\u3000space and nbsp\u00a0here": [
+        "Full-width \uff21\uff22\uff23\uff11\uff12\uff13 and half-width \uff76\uff80\uff76\uff85",
+        "circled \u2460\u2461 super x\u00b2 roman \u216b fraction \u00bd"],
+    "こんにちは世界 and 한국어": [
+        "Der schnelle braune Fuchs springt über den faulen Hund.",
+        "Sentinels <extra_id_0> and <extra_id_99> and </s> inside text, <unk> too."],
+    "Cafe\u0301 with a combining accent": ["\u2028line\u2029separators\u0085and\u000bcontrols"],
+})
 
 
 def train_spm(text, workdir, spm):
@@ -183,20 +159,16 @@ def fast_tokenizer(spm_path, sp, transformers, tokenizers):
     raise RuntimeError("no fast T5 tokenizer agrees with sentencepiece: " + "; ".join(tried))
 
 
-def randomize(model, torch):
-    """Weights far from T5's init, so attention is peaked and every term (relative bias too) matters."""
-    g = torch.Generator().manual_seed(SEED)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if "layer_norm" in name:
-                p.copy_(0.5 + torch.rand(p.shape, generator=g))
-            elif "relative_attention_bias" in name:
-                p.copy_(2.0 * torch.randn(p.shape, generator=g))
-            elif name.startswith("shared") or "embed_tokens" in name:
-                p.copy_(torch.randn(p.shape, generator=g))
-            else:  # linear [out, in]; T5 does not scale q.k by 1/sqrt(d_kv)
-                gain = 0.7 if (".q." in name or ".k." in name) else 1.0
-                p.copy_(gain * torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
+def init(name):
+    """T5's parameters for golden_io.randomize: layer norms, the relative attention bias (large, so it
+    matters), embeddings, then linear weights (T5 does not scale q.k by 1/sqrt(d_kv))."""
+    if "layer_norm" in name:
+        return "norm", 1.0
+    if "relative_attention_bias" in name:
+        return "normal", 2.0
+    if name.startswith("shared") or "embed_tokens" in name:
+        return "normal", 1.0
+    return "linear", 0.7 if (".q." in name or ".k." in name) else 1.0
 
 
 def write_dense_files(d, dense_weight):
@@ -241,10 +213,7 @@ def main():
     import tokenizers
     from transformers import T5Config, T5EncoderModel
 
-    torch.manual_seed(SEED)
-    torch.use_deterministic_algorithms(True)
-    out = os.path.abspath(args.out)
-    tmp = tempfile.mkdtemp()
+    out, tmp = start(torch, SEED, args.out)
     spm_path = train_spm(args.text, tmp, spm)
     sp = spm.SentencePieceProcessor(model_file=spm_path)
     fast, tok_class, tok_tried = fast_tokenizer(spm_path, sp, transformers, tokenizers)
@@ -270,7 +239,7 @@ def main():
                            layer_norm_epsilon=1e-6, feed_forward_proj=ff, is_encoder_decoder=False,
                            use_cache=False)
             model = T5EncoderModel(cfg).eval()
-            randomize(model, torch)
+            randomize(model, torch, SEED, init)
             built[ff] = model
         save_model(model.to(dtype), d)
         model.float()
