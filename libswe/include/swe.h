@@ -298,8 +298,8 @@ SWE_API swe_status swe_index_search_batch(const swe_index * index, const float *
  *   code (above or below the mean of the index's vectors); the N entries whose codes are nearest the
  *   query's (Hamming distance) are rescored exactly and the k best of those returned, with the same
  *   scores exact search gives them. It is much faster on large indexes but may miss hits: measured on a
- *   million int8 sentence vectors (docs/BENCHMARKS.md, bench/search_bench.cpp), k = 10 and N = 2000
- *   ran 4-6x faster than exact search at recall@10 0.96; N = 100 6-7x at 0.76. N at or above the
+ *   million int8 sentence vectors (docs/BENCHMARKS.md, bench/search_bench.cpp), k = 10 and N = 300
+ *   ran 7-25x faster than exact search (by CPU) at recall@10 0.96; N = 2000 at 0.99. N at or above the
  *   index's size is exact search. Small indexes (under ~10,000 entries) gain little.
  *   The codes cost dims / 8 bytes per entry (+12.5% of an int8 index) and exist only once an
  *   approximate search has run: the first one builds them (O(size * dims), about 0.5 s per million
