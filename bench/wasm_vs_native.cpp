@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     Check(swe_model_load_from_file(model_path.c_str(), nullptr, &model), "load from file");
     load_file_ms.push_back(1e3 * Seconds(start));
   }
-  // The embedding table's bytes (int8: values and row scales): what the memory target (docs/BENCHMARKS.md) compares with.
+  // The embedding table's bytes (int8: values and row scales): what memory_ratio divides by.
   const std::string info = swe_model_get_info_json(model);
   const double rows = swe_model_get_vocab_size(model), cols = swe_model_get_dims(model);
   const double table_bytes = info.find("\"dtype\":\"int8\"") != std::string::npos  ? rows * cols + 4 * rows
