@@ -79,7 +79,7 @@ I32s operator+(I32s a, I32s b) { return {_mm256_add_epi32(a.v, b.v)}; }
 // a[i] * b[i] as |a[i]| * (b[i] with a[i]'s sign): vpmaddubsw takes unsigned times signed bytes and adds
 // pairs (at most 2 * 127 * 127, no saturation for values in [-127, 127]), vpmaddwd by ones widens.
 // Three multiply-port instructions per 32 values; sign-extending both to 16 bit took four, two of
-// them on the one shuffle port (docs/BENCHMARKS.md, tried and not kept). The query is `a` in every scan, so
+// them on the one shuffle port (docs/BENCHMARKS.md, "Exact search"). The query is `a` in every scan, so
 // its |a| is computed once per step for four rows.
 I32s MulAdd(I32s s, I8s a, I8s b) {
   const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(a.v), _mm256_sign_epi8(b.v, a.v));

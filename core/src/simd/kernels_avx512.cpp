@@ -57,7 +57,7 @@ int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
 }
 
 // Four rows a step, their lanes summed by one tree: one reduction a row measured 1.34x the plain read
-// on 1 M rows, this 1.10x (docs/BENCHMARKS.md, search). kSteps: the rows' 64-byte steps when known
+// on 1 M rows, this 1.10x (docs/BENCHMARKS.md, "Exact search"). kSteps: the rows' 64-byte steps when known
 // at compile time (the default 256 dims: the biased query then stays in registers), else 0 (any n;
 // the query's steps are loaded for each four rows, the last one masked as in DotI8).
 template <size_t kSteps>
