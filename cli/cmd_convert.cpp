@@ -2,12 +2,17 @@
 // re-sealed (raw or zstd) with its message unchanged.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
+#include "line_reader.h"
 #include "swe/formats/readers.h"
 #include "swe/model.h"
 #include "swe/model_file.h"
@@ -19,7 +24,7 @@ namespace {
 
 constexpr const char* kConvertUsage =
     "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
-    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL]\n"
+    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL] [--weights FILE]\n"
     "\n"
     "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
     "(punctuation entries such as ',' can never be looked up; with --cjk bigrams a CJK pair, with --cjk\n"
@@ -34,7 +39,11 @@ constexpr const char* kConvertUsage =
     "               teacher's subword tokens (docs/TOKENIZER.md); --top does not apply\n"
     "  swe          a .swe model, re-sealed with its message byte for byte (the same vectors and\n"
     "               tokens): --zstd 0 (default) writes a raw payload that loads in place, --zstd N\n"
-    "               compresses at level N (docs/FORMAT.md); no other option applies\n"
+    "               compresses at level N (docs/FORMAT.md); with --weights FILE (lines \"word<TAB>weight\",\n"
+    "               a weight a finite number >= 0) the same model with those word weights (the\n"
+    "               sentence vector becomes the weighted mean), written in its own table type; words\n"
+    "               FILE does not list keep their weight (1 in an unweighted model); no other option\n"
+    "               applies\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the model to write (required)\n"
@@ -77,7 +86,60 @@ formats::WordFilter SingleWordFilter(const TokenizerConfig& config) {
   };
 }
 
-// --from swe: the message kept byte for byte, only the container's sealing changes.
+// Sets contents->weights from a "word<TAB>weight" file (split at the last tab). Words the file does not
+// list keep their weight; a word the model lacks, a repeated word or a bad number is an error.
+void ReadWeights(const std::string& path, ModelContents* contents) {
+  std::unordered_map<std::string_view, uint32_t> rows;
+  for (uint32_t i = 0; i < contents->words.size(); ++i) rows.emplace(contents->words[i], i);
+  if (contents->weights.empty()) contents->weights.assign(contents->words.size(), 1.0f);
+  std::vector<bool> seen(contents->words.size(), false);
+  LineReader lines(path);
+  std::string line;
+  for (uint64_t number = 1; lines.Next(&line); ++number) {
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    const size_t tab = line.rfind('\t');
+    if (tab == std::string::npos) throw CliError(1, where + "expected \"word<TAB>weight\"");
+    const std::string word = line.substr(0, tab), number_text = line.substr(tab + 1);
+    auto row = rows.find(word);
+    if (row == rows.end()) throw CliError(1, where + "'" + word + "' is not a word of the model");
+    if (seen[row->second]) throw CliError(1, where + "'" + word + "' is listed twice");
+    seen[row->second] = true;
+    char* end = nullptr;
+    const double weight = number_text.empty() ? -1 : std::strtod(number_text.c_str(), &end);
+    if (end == nullptr || *end != '\0' || !(weight >= 0 && weight <= kMaxStoredMagnitude)) {
+      throw CliError(1, where + "the weight must be a number in [0, 2^40], not '" + number_text + "'");
+    }
+    contents->weights[row->second] = static_cast<float>(weight);
+  }
+}
+
+// --from swe --weights: the model rewritten by core's writer with new word weights.
+int Reweight(const std::string& input, const std::string& output, const std::string& weights, int level) {
+  std::vector<uint8_t> in;
+  std::string error;
+  if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);
+  std::unique_ptr<Model> model;
+  Status status = ReadModel(in.data(), in.size(), &model);
+  if (!status.ok()) throw CliError(1, input + ": " + status.ToString());
+  ModelContents contents = model->ToContents();
+  ReadWeights(weights, &contents);
+  contents.provenance.extra.push_back({"weights_from", BaseName(weights)});
+  WriteOptions options;
+  options.dtype = model->dtype();
+  options.zstd_level = level;
+  std::vector<uint8_t> out;
+  status = WriteModel(contents, options, &out);
+  if (!status.ok()) throw CliError(1, "cannot write the model: " + status.ToString());
+  std::unique_ptr<Model> check;
+  status = ReadModel(out.data(), out.size(), &check);
+  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
+  if (!util::WriteFileAtomically(output, {{out.data(), out.size()}}, &error)) throw CliError(1, error);
+  std::printf("wrote %s: %.2f MB (%s), %s with the word weights of %s\n", output.c_str(), out.size() / 1e6,
+              dtype_name(options.dtype), input.c_str(), weights.c_str());
+  return 0;
+}
+
+// --from swe: the message kept byte for byte, only the container's sealing changes (unless --weights).
 int Reseal(const util::ParsedArgs& parsed, const std::string& command) {
   for (const char* option : {"top", "dtype", "cjk", "name", "description", "teacher", "corpus", "placeholder",
                              "no-normalize"}) {
@@ -85,6 +147,7 @@ int Reseal(const util::ParsedArgs& parsed, const std::string& command) {
   }
   const int level = static_cast<int>(util::ParseCount(parsed.get("zstd", "0"), "--zstd", 0, 22));
   const std::string input = parsed.positional[0], output = parsed.get("output");
+  if (parsed.has("weights")) return Reweight(input, output, parsed.get("weights"), level);
   std::vector<uint8_t> in, out;
   std::string error;
   if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);
@@ -116,7 +179,8 @@ int RunConvert(const Args& args) {
                                  {"corpus", 0, true},
                                  {"placeholder", 0, false},
                                  {"no-normalize", 0, false},
-                                 {"zstd", 0, true}},
+                                 {"zstd", 0, true},
+                                 {"weights", 0, true}},
                                 command);
   if (parsed.help) {
     std::fputs(kConvertUsage, stdout);
@@ -127,6 +191,7 @@ int RunConvert(const Args& args) {
   const std::string format = parsed.get("from");
   if (format == "swe") return Reseal(parsed, command);
   if (parsed.has("zstd")) throw util::UsageError("--zstd applies to --from swe only", command);
+  if (parsed.has("weights")) throw util::UsageError("--weights applies to --from swe only", command);
   if (format != "glove-json" && format != "word2vec" && format != "model2vec") {
     throw util::UsageError(parsed.has("from") ? "--from must be glove-json, word2vec, model2vec or swe, not '" + format + "'"
                                         : "--from glove-json|word2vec|model2vec|swe is required",

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "swe/util/args.h"
 #include "commands.h"
 #include "common.h"
+#include "line_reader.h"
 
 namespace swe::cli {
 namespace {
@@ -23,13 +25,17 @@ constexpr const char* kInfoUsage =
 
 constexpr const char* kTokenizeUsage =
     "usage: swe tokenize MODEL [--json] TEXT...\n"
+    "       swe tokenize MODEL --count FILE\n"
     "\n"
     "Shows each word of TEXT (several arguments are joined with spaces) and how it matched the vocabulary:\n"
     "exact, folded (case-folded), stripped (accents removed), prefix (a subword prefix) or unknown (skipped).\n"
     "\n"
     "options:\n"
     "  --json    one JSON object: {\"text\", \"known_words\", \"tokens\": [{\"word\", \"begin\", \"end\" (bytes),\n"
-    "            \"match\", \"row\" (-1 when unknown), \"vocabulary_word\"}]}\n";
+    "            \"match\", \"row\" (-1 when unknown), \"vocabulary_word\"}]}\n"
+    "  --count FILE  tokenize each line of FILE (- for stdin) instead and print \"word<TAB>count\" for\n"
+    "            every vocabulary row in row order: how often the row was matched (corpus frequencies for\n"
+    "            word weights, scripts/word_weights.py)\n";
 
 std::string Megabytes(uint64_t bytes) {
   char text[32];
@@ -55,6 +61,35 @@ size_t Width(const std::string& s) { return unicode::CountCodePoints(s); }
 std::string Pad(const std::string& s, size_t width) {
   size_t w = Width(s);
   return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// --count: how often each vocabulary row is matched over the lines of `path`.
+int CountRows(const swe_model* model, const std::string& path) {
+  std::vector<uint64_t> counts(swe_model_get_vocab_size(model), 0);
+  std::vector<swe_token> tokens;
+  LineReader lines(path);
+  std::string line;
+  uint64_t n_lines = 0, n_words = 0, n_known = 0;
+  while (lines.Next(&line)) {
+    size_t n = 0;
+    Check(swe_model_analyze_text(model, line.data(), line.size(), nullptr, 0, &n));
+    tokens.resize(n);
+    Check(swe_model_analyze_text(model, line.data(), line.size(), tokens.data(), tokens.size(), &n));
+    for (const swe_token& t : tokens) {
+      if (t.row >= 0) ++counts[static_cast<size_t>(t.row)], ++n_known;
+    }
+    n_words += n;
+    ++n_lines;
+  }
+  for (uint32_t row = 0; row < counts.size(); ++row) {
+    const char* data = nullptr;
+    size_t size = 0;
+    Check(swe_model_get_word(model, row, &data, &size));
+    std::printf("%.*s\t%llu\n", static_cast<int>(size), data, static_cast<unsigned long long>(counts[row]));
+  }
+  std::fprintf(stderr, "%llu lines, %llu words, %llu known\n", static_cast<unsigned long long>(n_lines),
+               static_cast<unsigned long long>(n_words), static_cast<unsigned long long>(n_known));
+  return 0;
 }
 
 }  // namespace
@@ -109,10 +144,16 @@ int RunInfo(const Args& args) {
 
 int RunTokenize(const Args& args) {
   const std::string command = "swe tokenize";
-  util::ParsedArgs parsed = util::ParseArgs(args, {{"json", 0, false}}, command);
+  util::ParsedArgs parsed = util::ParseArgs(args, {{"json", 0, false}, {"count", 0, true}}, command);
   if (parsed.help) {
     std::fputs(kTokenizeUsage, stdout);
     return 0;
+  }
+  if (parsed.has("count")) {
+    if (parsed.positional.size() != 1) throw util::UsageError("--count FILE takes one MODEL and no TEXT", command);
+    if (parsed.has("json")) throw util::UsageError("--json does not apply to --count", command);
+    ModelPtr model = LoadModel(parsed.positional[0]);
+    return CountRows(model.get(), parsed.get("count"));
   }
   if (parsed.positional.size() < 2) throw util::UsageError("expected MODEL and TEXT", command);
   ModelPtr model = LoadModel(parsed.positional[0]);

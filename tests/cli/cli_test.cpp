@@ -277,6 +277,63 @@ TEST_F(CliTest, ConvertFromSweReseals) {
   EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
 }
 
+// tokenize --count counts each row over a corpus; convert --from swe --weights writes those word
+// weights (f32 and int8 tables alike, the table unchanged, unlisted words kept at 1) and refuses a
+// word the model lacks, a repeat or a bad weight.
+TEST_F(CliTest, CountsWordsAndSetsWeights) {
+  Result r = Run({"tokenize", P("model.swe"), "--count", "-"}, kDocs + "The THE cat zebra\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> counts = Lines(r.out);
+  ASSERT_EQ(counts.size(), kWords.size());
+  EXPECT_EQ(counts[0], "the\t5");  // folded "The" and "THE" count as "the"; "in" and "zebra" are unknown
+  EXPECT_EQ(counts[1], "cat\t2");
+  EXPECT_EQ(counts[5], "stock\t1");
+  EXPECT_NE(r.err.find("6 lines, 23 words, 21 known"), std::string::npos) << r.err;
+
+  WriteFile(*dir_ / "weights.tsv", "the\t0\ncat\t2.5\n");
+  swe::ModelContents contents = swe::testing::RandomContents(kWords, kDims, 3);
+  std::vector<uint8_t> bytes = swe::testing::ModelBytes(contents, swe::DType::kInt8);
+  std::ofstream(*dir_ / "int8.swe", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  for (const std::string name : {"model", "int8"}) {
+    r = Run({"convert", "--from", "swe", P(name + ".swe"), "-o", P(name + "-weighted.swe"), "--weights", P("weights.tsv")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::unique_ptr<swe::Model> before = ReadModelFile(P(name + ".swe")), after = ReadModelFile(P(name + "-weighted.swe"));
+    ASSERT_TRUE(before && after);
+    EXPECT_FALSE(before->has_weights());
+    ASSERT_TRUE(after->has_weights());
+    EXPECT_EQ(after->dtype(), before->dtype());
+    EXPECT_EQ(after->weight(0), 0.0f);
+    EXPECT_EQ(after->weight(1), 2.5f);
+    EXPECT_EQ(after->weight(2), 1.0f);
+    EXPECT_EQ(after->ToContents().vectors, before->ToContents().vectors);
+  }
+  // The weighted mean: "the" (weight 0) no longer moves the sentence vector.
+  r = Run({"similarity", P("model-weighted.swe"), "the cat sat", "cat sat"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NEAR(std::stod(r.out), 1.0, 1e-5);
+  r = Run({"similarity", P("model.swe"), "the cat sat", "cat sat"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LT(std::stod(r.out), 0.99);
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"zebra\t1\n", "weights.bad:1: 'zebra' is not a word of the model"},
+      {"cat\t1\ndog\t2\ncat\t3\n", "weights.bad:3: 'cat' is listed twice"},
+      {"cat\t-1\n", "must be a number in [0, 2^40], not '-1'"},
+      {"cat\tnan\n", "not 'nan'"},
+      {"cat\t1e300\n", "not '1e300'"},
+      {"cat\t\n", "not ''"},
+      {"cat 1\n", "weights.bad:1: expected \"word<TAB>weight\""}};
+  for (const auto& [text, error] : bad) {
+    WriteFile(*dir_ / "weights.bad", text);
+    ExpectOneLineError(Run({"convert", "--from", "swe", P("model.swe"), "-o", P("bad.swe"), "--weights", P("weights.bad")}), 1,
+                       error);
+  }
+  EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
+  ExpectOneLineError(Run({"convert", "--from", "word2vec", P("model.swe"), "-o", P("bad.swe"), "--weights", P("weights.tsv")}),
+                     2, "--weights applies to --from swe only");
+  ExpectOneLineError(Run({"tokenize", P("model.swe"), "--count", "-", "the"}), 2, "--count FILE takes one MODEL");
+}
+
 // --cjk sets the model's CJK mode and which CJK words can be kept: pairs with bigrams, words of up
 // to 8 characters with longest; swe info and swe tokenize show the mode at work.
 TEST_F(CliTest, ConvertWithCjkModes) {
