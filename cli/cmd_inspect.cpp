@@ -76,7 +76,9 @@ int CountRows(const swe_model* model, const std::string& path) {
     tokens.resize(n);
     Check(swe_model_analyze_text(model, line.data(), line.size(), tokens.data(), tokens.size(), &n));
     for (const swe_token& t : tokens) {
-      if (t.row >= 0) ++counts[static_cast<size_t>(t.row)], ++n_known;
+      if (t.row < 0) continue;
+      ++counts[static_cast<size_t>(t.row)];
+      ++n_known;
     }
     n_words += n;
     ++n_lines;
