@@ -13,8 +13,8 @@ mkdir -p "$cache"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
-version_of() {  # the source version of an installed binary package
-  dpkg-query -W -f='${source:Version}' "$1" 2>/dev/null || true
+version_of() {  # the source version of an installed binary package (once: arm64 may be installed too)
+  dpkg-query -W -f='${source:Version}\n' "$1" 2>/dev/null | head -n1 || true
 }
 zstd_version=$(version_of libzstd-dev)
 capnp_version=$(version_of libcapnp-dev)
