@@ -68,6 +68,10 @@ const DOC = LAYOUTS.swe_doc;
 const TOKEN = LAYOUTS.swe_token;
 const ENCODE_PARAMS = LAYOUTS.swe_encode_params;
 const SEARCH_PARAMS = LAYOUTS.swe_search_params;
+// swe_text in 32-bit words, for the loops over many records.
+const kTextWords = TEXT.size >> 2;
+const kTextData = TEXT.data >> 2;
+const kTextSize = TEXT.size_ >> 2;
 const kPtr = 4;   // a pointer or size_t out-parameter in wasm32
 const kU64 = 8;
 
@@ -202,23 +206,23 @@ export class Binding {
   /** Writes texts as UTF-8: their swe_text records at `textsPtr`, their bytes from `bytesPtr` (utf8Bound each). */
   writeTexts(texts, textsPtr, bytesPtr) {
     const heap = this.u8;
-    const records = new Uint32Array(heap.buffer, textsPtr, texts.length * TEXT.size / 4);
+    const records = new Uint32Array(heap.buffer, textsPtr, texts.length * kTextWords);
     let at = bytesPtr;
     for (let i = 0; i < texts.length; ++i) {
       const written = writeUtf8(texts[i], heap, at);
-      records[(i * TEXT.size + TEXT.data) / 4] = at;
-      records[(i * TEXT.size + TEXT.size_) / 4] = written;
+      records[i * kTextWords + kTextData] = at;
+      records[i * kTextWords + kTextSize] = written;
       at += written;
     }
   }
 
   /** The `n` swe_text records at `ptr` as strings. */
   readTexts(ptr, n) {
-    const records = new Uint32Array(this.u8.buffer, ptr, n * TEXT.size / 4);
+    const records = new Uint32Array(this.u8.buffer, ptr, n * kTextWords);
     const texts = [];
     for (let i = 0; i < n; ++i) {
-      const data = records[(i * TEXT.size + TEXT.data) / 4];
-      texts.push(decoder.decode(this.u8.subarray(data, data + records[(i * TEXT.size + TEXT.size_) / 4])));
+      const data = records[i * kTextWords + kTextData];
+      texts.push(decoder.decode(this.u8.subarray(data, data + records[i * kTextWords + kTextSize])));
     }
     return texts;
   }

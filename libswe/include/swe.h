@@ -213,7 +213,7 @@ SWE_API swe_status swe_model_compute_similarity(const swe_model * model, const c
                                                 const char * b, size_t b_size, const swe_encode_params * params,
                                                 float * out_score);
 
-/* ---- encoders: the per-thread encoder state, owned by the caller ------------------------------------ */
+/* ---- encoders: the per-thread encoder state, owned by the caller ------------------------------- */
 
 /* An encoder of one model: the tokenizer and buffers that the swe_model_encode_* calls otherwise keep
  * per thread. The model must outlive it. One thread at a time may use it (it may move between
