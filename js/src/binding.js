@@ -81,18 +81,21 @@ const kScratchKeep = 1 << 20;  // scratch memory kept between calls; larger requ
 const kChunkBytes = 1 << 20;   // UTF-8 bound of the texts encoded per call into the core
 const kChunkTexts = 4096;
 
-/** A C handle (a model or an index) owned by a JS object: freed by dispose() or, as a safety net, after GC. */
+/**
+ * A C handle (a model or an index): freed by dispose() or, as a safety net, once no JS object holds the
+ * Handle any more (a model's is held by its Model and by each of its Indexes).
+ */
 export class Handle {
   static #registry = new FinalizationRegistry(({ free, ptr }) => free(ptr));
   #ptr;
   #free;
   #what;
 
-  constructor(owner, ptr, free, what) {
+  constructor(ptr, free, what) {
     this.#ptr = ptr;
     this.#free = free;
     this.#what = what;
-    Handle.#registry.register(owner, { free, ptr }, this);
+    Handle.#registry.register(this, { free, ptr }, this);
   }
 
   /** The pointer; throws once disposed. */
@@ -252,8 +255,8 @@ export class Binding {
     }
   }
 
-  /** A Handle of a loaded model, freed with its owner. */
-  modelHandle(owner, ptr) { return new Handle(owner, ptr, this.c.swe_model_free, 'model'); }
+  /** A Handle of a loaded model. */
+  modelHandle(ptr) { return new Handle(ptr, this.c.swe_model_free, 'model'); }
 
   modelDims(model) { return this.c.swe_model_get_dims(model); }
 
@@ -373,8 +376,8 @@ export class Binding {
     }
   }
 
-  /** A Handle of an index, freed with its owner. */
-  indexHandle(owner, ptr) { return new Handle(owner, ptr, this.c.swe_index_free, 'index'); }
+  /** A Handle of an index. */
+  indexHandle(ptr) { return new Handle(ptr, this.c.swe_index_free, 'index'); }
 
   indexSetModel(index, model, what) { this.check(this.c.swe_index_set_model(index, model), what); }
 

@@ -12,7 +12,7 @@ export class Model {
   /** @internal Use loadModel(). */
   constructor(binding, ptr) {
     this.#binding = binding;
-    this.#model = binding.modelHandle(this, ptr);
+    this.#model = binding.modelHandle(ptr);
   }
 
   /** Dimensions of the model's vectors. */

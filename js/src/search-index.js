@@ -14,7 +14,7 @@ export class Index {
   /** @internal Use model.createIndex() or model.loadIndex(). */
   constructor(binding, ptr, model, bigintIds) {
     this.#binding = binding;
-    this.#index = binding.indexHandle(this, ptr);
+    this.#index = binding.indexHandle(ptr);
     this.#model = model;
     this.#bigint = bigintIds;
   }
