@@ -8,7 +8,7 @@ const kMaxU64 = (1n << 64n) - 1n;
 export class Index {
   #binding;
   #index;  // Handle
-  #model;  // the model's Handle (owned by its Model)
+  #model;  // the model's Handle, shared with its Model (it keeps the model alive)
   #bigint;
 
   /** @internal Use model.createIndex() or model.loadIndex(). */
