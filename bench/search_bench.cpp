@@ -10,7 +10,7 @@
 // search (Index::Search, k = 10), and SearchBinary with each number of candidates, with its recall@10
 // against the exact hits; the index's memory before and after its binary codes exist (built by the
 // first SearchBinary, timed). Then the same comparison as users reach it, through the C API
-// (swe_index_search_batch_with_params, exact vs swe_search_params.candidates), on an index built with
+// (swe_index_search_batch, exact vs swe_search_params.candidates), on an index built with
 // swe_index_add. With T threads: encode and exact search throughput on 1..T threads (wall clock; the
 // queries or texts split between threads). JSON lines on stdout, a summary on stderr.
 #include <time.h>
@@ -238,8 +238,8 @@ int main(int argc, char** argv) {
     auto run = [&](size_t candidates, std::vector<uint64_t>* out_ids, std::vector<size_t>* counts) {
       swe_search_params params = swe_search_default_params();
       params.candidates = candidates;
-      check(swe_index_search_batch_with_params(handle, queries.data(), nq, dims, k, -INFINITY, &params, out_ids->data(),
-                                               scores.data(), counts->data()), "swe_index_search_batch_with_params");
+      check(swe_index_search_batch(handle, queries.data(), nq, dims, k, -INFINITY, &params, out_ids->data(),
+                                   scores.data(), counts->data()), "swe_index_search_batch");
     };
     const double api_exact = Median(o, [&] { run(0, &exact_ids, &exact_counts); }) / nq;
     std::snprintf(line, sizeof line, "C API exact: %.2f ms/query", api_exact * 1e3);

@@ -203,12 +203,12 @@ async function queryLatency() {
   const outPtr = wasm.malloc(4 * dims);
   const at = [];
   for (let i = 0, p = textsPtr; i < bytes.length; p += bytes[i].length, ++i) { wasm.u8.set(bytes[i], p); at.push(p); }
-  const handle = model.handle();
+  const handle = wasm.modelLoad(readFileSync(args.model));  // the raw export's own handle of the same model
   const out = new Float32Array(dims);
   const n = queries.length;
   const calls_ = {
     clock: () => {},
-    raw: (i) => wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0),
+    raw: (i) => wasm.c.swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0),
     public: (i) => model.encode(queries[i]),
     public_out: (i) => model.encode(queries[i], { out }),
   };
@@ -235,12 +235,13 @@ async function queryLatency() {
   for (const name of names) results[name] = Float64Array.from(results[name]).sort();
   // The raw export's vectors are the public call's, bit for bit (else the comparison is void).
   for (let i = 0; i < n; i += 97) {
-    wasm.m._swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0);
+    wasm.c.swe_model_encode_text(handle, at[i], bytes[i].length, 0, outPtr, dims, 0);
     const raw = new Float32Array(wasm.u8.buffer, outPtr, dims);
     if (!model.encode(queries[i]).every((x, j) => Object.is(x, raw[j]))) fail(`raw and public vectors differ: ${queries[i]}`);
   }
   wasm.free(textsPtr);
   wasm.free(outPtr);
+  wasm.c.swe_model_free(handle);
   model.dispose();
   base?.dispose();
   const pct = (ns, f) => ns[Math.floor(ns.length * f)];

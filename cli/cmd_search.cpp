@@ -46,8 +46,8 @@ void Answer(const swe_model* model, const swe_index* index, const std::vector<st
   size_t n = 0;
   swe_search_params params = swe_search_default_params();
   params.candidates = options.candidates;
-  Check(swe_index_search_batch_with_params(index, vector.data(), 1, dims, options.k, options.min_score, &params,
-                                           ids.data(), scores.data(), &n));
+  Check(swe_index_search_batch(index, vector.data(), 1, dims, options.k, options.min_score, &params, ids.data(),
+                               scores.data(), &n));
   nlohmann::ordered_json hits = nlohmann::ordered_json::array();
   std::string text_out = first ? "" : "\n";
   text_out += "> " + query + "\n";

@@ -13,8 +13,7 @@ mkdir -p "$cache"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
-version_of() {  # the source version of an installed binary package (the first architecture's, where
-  # a cross build installed it for another architecture too)
+version_of() {  # the source version of an installed binary package (once: arm64 may be installed too)
   dpkg-query -W -f='${source:Version}\n' "$1" 2>/dev/null | head -n1 || true
 }
 zstd_version=$(version_of libzstd-dev)

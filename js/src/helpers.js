@@ -1,7 +1,7 @@
 // Helpers over sentence vectors (Float32Arrays of rows × dims, row-major), in plain JS: cosine,
 // similarity matrices, near-duplicate groups and k-means. Model's rank/topk/filter/dedupe/cluster
 // (model.js) encode texts and call these.
-import { describe } from './wasm.js';
+import { describe } from './checks.js';
 
 /** Cosine similarity of two vectors of equal length; 0 when either is the zero vector. */
 export function cosine(a, b) {

@@ -1,7 +1,8 @@
 // An embeddings class with LangChain.js's interface (embedDocuments, embedQuery), duck-typed: it can be
 // passed wherever LangChain (or a library with the same convention) takes an `Embeddings`, without a
 // dependency on it.
-import { describe } from './wasm.js';
+import { describe } from './checks.js';
+import { loadModel } from './load.js';
 
 export class SweEmbeddings {
   #model;
@@ -20,9 +21,7 @@ export class SweEmbeddings {
       if (!['model', 'source', 'loadOptions', 'dims'].includes(key)) throw new TypeError(`SweEmbeddings: unknown option "${key}"`);
     }
     const { model, source, loadOptions = {}, dims = 0 } = options;
-    // Imported lazily: index.js imports this module, so a static import back would be a cycle.
-    this.#model = model !== undefined ? Promise.resolve(model)
-      : import('./index.js').then(({ loadModel }) => loadModel(source, loadOptions));
+    this.#model = model !== undefined ? Promise.resolve(model) : loadModel(source, loadOptions);
     this.#model.catch(() => {});  // reported by the first embed call, not as an unhandled rejection
     this.#dims = dims;
   }

@@ -1,14 +1,40 @@
-// Reading a model's bytes for loadModel(): from memory, a Blob, a file (Node), or a URL fetched as a
-// stream (progress from Content-Length, AbortSignal, optional Cache API), or, with no source, the
-// default model package swe-embeddings-model-en when it is installed.
-import { SweError, describe, isNode, readNodeFile, toBytes } from './wasm.js';
+// loadModel(): a model's bytes from memory, a Blob, a file (Node), or a URL fetched as a stream
+// (progress from Content-Length, AbortSignal, optional Cache API), or, with no source, the default
+// model package swe-embeddings-model-en when it is installed; loaded into the wasm heap as a Model.
+import { SweError, describe, toBytes } from './checks.js';
+import { Model } from './model.js';
+import { initialize, isNode, readNodeFile } from './wasm.js';
 
 const kIo = 5;  // SWE_ERR_IO
 const kDefaultCache = 'swe-embeddings';
 const kOptionKeys = new Set(['onProgress', 'signal', 'cache', 'wasmBinary', 'wasmUrl']);
 
+/**
+ * Loads a .swe model from bytes (Uint8Array, ArrayBuffer or another ArrayBufferView), a Blob, a URL
+ * (a URL object, or an http(s) string: fetched as a stream) or, in Node, a file path (string or file:
+ * URL); with no source (or only options), the default model of the package swe-embeddings-model-en.
+ * Options: onProgress({loaded, total}), signal (AbortSignal), cache (true or a Cache API name: keep
+ * fetched models), and initialize()'s wasmBinary / wasmUrl. The bytes are validated; a corrupt or
+ * unsupported file rejects with a SweError naming the problem.
+ */
+export async function loadModel(source, options = {}) {
+  if (isPlainObject(source)) [source, options] = [undefined, source];
+  checkLoadOptions(options);
+  const binding = await initialize(options);
+  const { bytes, commit } = await readSource(source, options);
+  // The bytes go once into a heap buffer that the model takes over (a raw payload is used where it
+  // lies): one copy, not two, and no second 11 MB in the heap while loading.
+  const model = new Model(binding, binding.modelLoad(bytes));
+  await commit();  // cached only once it proved to be a valid model
+  return model;
+}
+
+function isPlainObject(value) {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 /** loadModel's options, checked (unknown keys are refused by name). */
-export function checkLoadOptions(options) {
+function checkLoadOptions(options) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`loadModel: options must be an object, got ${describe(options)}`);
   }
@@ -32,7 +58,7 @@ export function checkLoadOptions(options) {
  * The bytes of `source` and a function to call once they proved to be a valid model (it stores fetched
  * bytes in the Cache API when options.cache asks for it, so that a bad download is never kept).
  */
-export async function readSource(source, options) {
+async function readSource(source, options) {
   options.signal?.throwIfAborted();
   if (source === undefined) source = await defaultModelUrl();
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return done(toBytes(source, 'loadModel'), options);

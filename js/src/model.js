@@ -1,42 +1,34 @@
-// Model: a loaded .swe model in the wasm heap (C API handle), encoding texts into sentence vectors.
-import { align8, checkTexts, describe } from './wasm.js';
-import { Index, openIndex } from './search-index.js';
+// Model: a loaded .swe model in the wasm heap (its C handle through the binding), encoding texts into
+// sentence vectors. Index (search-index.js) stands beside it on the binding, sharing the model's handle.
+import { checkTexts, describe } from './checks.js';
+import { Index } from './search-index.js';
 import { cosine, kmeans, nearDuplicateGroups, similarityMatrix } from './helpers.js';
 
-const kChunkBytes = 1 << 20;  // UTF-8 bound of the texts encoded per call into the core
-const kChunkTexts = 4096;
-
-// Frees a handle when its JS object was garbage-collected without dispose(): a safety net only.
-const registry = new FinalizationRegistry(({ wasm, ptr }) => wasm.m._swe_model_free(ptr));
-
 export class Model {
-  #wasm;
-  #ptr;
+  #binding;
+  #model;  // Handle
   #info = null;
 
   /** @internal Use loadModel(). */
-  constructor(wasm, ptr) {
-    this.#wasm = wasm;
-    this.#ptr = ptr;
-    registry.register(this, { wasm, ptr }, this);
+  constructor(binding, ptr) {
+    this.#binding = binding;
+    this.#model = binding.modelHandle(ptr);
   }
 
   /** Dimensions of the model's vectors. */
-  get dims() { return this.#wasm.m._swe_model_get_dims(this.handle()); }
+  get dims() { return this.#binding.modelDims(this.#model.ptr); }
 
   /** Number of vocabulary words. */
-  get vocabSize() { return this.#wasm.m._swe_model_get_vocab_size(this.handle()); }
+  get vocabSize() { return this.#binding.modelVocabSize(this.#model.ptr); }
 
   /** The model's description (name, dims, dtype, provenance, tokenizer settings, ...), parsed once. */
   get info() {
-    if (this.#info === null) {
-      this.#info = deepFreeze(JSON.parse(this.#wasm.string(this.#wasm.m._swe_model_get_info_json(this.handle()))));
-    }
+    if (this.#info === null) this.#info = deepFreeze(JSON.parse(this.#binding.modelInfoJson(this.#model.ptr)));
     return this.#info;
   }
 
   /** True once dispose() was called. */
-  get disposed() { return this.#ptr === 0; }
+  get disposed() { return this.#model.disposed; }
 
   /**
    * Sentence vectors of `texts` (a string or an array of strings): a Float32Array of
@@ -46,20 +38,21 @@ export class Model {
    * hot loops, where allocating the result costs as much as encoding short texts.
    */
   encode(texts, options = {}) {
-    const dims = this.encodeDims(options, 'encode');
+    const binding = this.#binding;
+    const dims = this.#encodeDims(options, 'encode');
     if (typeof texts === 'string') {  // one query, as users type: the short path (no batch records)
       if (options.out === undefined) {
         // A slice of the heap: one allocation and copy (a zero-filled new array, then set, cost more).
-        return this.encodeOneWith(texts, dims, (at) => this.#wasm.m.HEAPF32.slice(at, at + dims));
+        return binding.encodeOneWith(this.#model.ptr, texts, dims, (at) => binding.m.HEAPF32.slice(at, at + dims));
       }
       const out = outputArray(options.out, dims);
-      this.encodeOne(texts, dims, out);
+      binding.encodeOne(this.#model.ptr, texts, dims, out);
       return out;
     }
     const list = checkTexts(texts, 'encode');
     const out = outputArray(options.out, list.length * dims);
-    this.encodeChunks(list, dims, 0, (start, count, vectors) => {
-      out.set(new Float32Array(this.#wasm.u8.buffer, vectors, count * dims), start * dims);
+    binding.encodeChunks(this.#model.ptr, list, dims, 0, (start, count, vectors) => {
+      out.set(new Float32Array(binding.u8.buffer, vectors, count * dims), start * dims);
     });
     return out;
   }
@@ -70,18 +63,18 @@ export class Model {
    */
   encodeWithInfo(texts, options = {}) {
     const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'encodeWithInfo');
-    const dims = this.encodeDims(options, 'encodeWithInfo');
+    const dims = this.#encodeDims(options, 'encodeWithInfo');
     const vectors = new Float32Array(list.length * dims);
     const knownWords = new Uint32Array(list.length);
     for (let i = 0; i < list.length; ++i) {
-      knownWords[i] = this.encodeOne(list[i], dims, vectors.subarray(i * dims, (i + 1) * dims));
+      knownWords[i] = this.#binding.encodeOne(this.#model.ptr, list[i], dims, vectors.subarray(i * dims, (i + 1) * dims));
     }
     return { vectors, knownWords };
   }
 
   /** Cosine similarities of texts `a` with texts `b` (default `a`): Float32Array a.length × b.length. */
   similarityMatrix(a, b = a, options = {}) {
-    const dims = this.encodeDims(options, 'similarityMatrix');
+    const dims = this.#encodeDims(options, 'similarityMatrix');
     const va = this.encode(checkTexts(a, 'similarityMatrix: a'), { dims });
     const vb = b === a ? va : this.encode(checkTexts(b, 'similarityMatrix: b'), { dims });
     return similarityMatrix(va, vb, dims);
@@ -93,7 +86,7 @@ export class Model {
    */
   rank(query, texts, options = {}) {
     checkString(query, 'rank: query');
-    const dims = this.encodeDims(options, 'rank');
+    const dims = this.#encodeDims(options, 'rank');
     const minScore = checkMinScore(options.minScore, 'rank');
     const { vectors: q, knownWords } = this.encodeWithInfo(query, { dims });
     if (knownWords[0] === 0) return [];
@@ -125,7 +118,7 @@ export class Model {
    * group's first text, in order. Texts without a known word are never merged.
    */
   dedupe(texts, threshold = 0.9, options = {}) {
-    const dims = this.encodeDims(options, 'dedupe');
+    const dims = this.#encodeDims(options, 'dedupe');
     const list = checkTexts(texts, 'dedupe');
     const groups = nearDuplicateGroups(this.encode(list, { dims }), dims, threshold);
     return { texts: groups.map((g) => list[g[0]]), groups };
@@ -137,7 +130,7 @@ export class Model {
    * inertia, iterations } as kmeans() returns.
    */
   cluster(texts, k, options = {}) {
-    const dims = this.encodeDims(options, 'cluster');
+    const dims = this.#encodeDims(options, 'cluster');
     return kmeans(this.encode(checkTexts(texts, 'cluster'), { dims }), dims, k, options);
   }
 
@@ -145,19 +138,7 @@ export class Model {
   similarity(a, b, options = {}) {
     checkString(a, 'similarity: a');
     checkString(b, 'similarity: b');
-    const wasm = this.#wasm;
-    const params = this.encodeParams(options, 'similarity');
-    const bytes = align8(a.length * 3) + b.length * 3;
-    return wasm.withScratch(16 + bytes, (p) => {
-      new Uint32Array(wasm.u8.buffer, p, 1)[0] = params;
-      const aPtr = p + 16;
-      const aSize = wasm.writeText(a, aPtr);
-      const bPtr = aPtr + align8(aSize);
-      const bSize = wasm.writeText(b, bPtr);
-      wasm.check(wasm.m._swe_model_compute_similarity(this.handle(), aPtr, aSize, bPtr, bSize, p, p + 8),
-                 'similarity');
-      return new Float32Array(wasm.u8.buffer, p + 8, 1)[0];
-    });
+    return this.#binding.similarity(this.#model.ptr, a, b, encodeParams(options, 'similarity'));
   }
 
   /**
@@ -166,24 +147,11 @@ export class Model {
    */
   tokenize(text) {
     checkString(text, 'tokenize');
-    const wasm = this.#wasm;
-    const capacity = text.length * 3 + 1;  // a word has at least one byte
-    return wasm.withScratch(8 + align8(text.length * 3) + 16 * capacity, (p) => {
-      const textPtr = p + 8;
-      const size = wasm.writeText(text, textPtr);
-      const tokensPtr = textPtr + align8(size);
-      wasm.check(wasm.m._swe_model_analyze_text(this.handle(), textPtr, size, tokensPtr, capacity, p), 'tokenize');
-      const n = new Uint32Array(wasm.u8.buffer, p, 1)[0];
-      const fields = new Int32Array(wasm.u8.buffer, tokensPtr, 4 * n);
-      const toIndex = byteToIndexMapper(text);
-      const out = [];
-      for (let i = 0; i < n; ++i) {
-        const start = toIndex(fields[4 * i]);
-        const end = toIndex(fields[4 * i + 1]);
-        out.push({ word: text.slice(start, end), start, end, row: fields[4 * i + 2],
-                   match: wasm.matchNames[fields[4 * i + 3]] ?? 'unknown' });
-      }
-      return out;
+    const toIndex = byteToIndexMapper(text);
+    return this.#binding.analyze(this.#model.ptr, text).map(({ begin, end, row, match }) => {
+      const start = toIndex(begin);
+      const stop = toIndex(end);
+      return { word: text.slice(start, stop), start, end: stop, row, match };
     });
   }
 
@@ -192,109 +160,40 @@ export class Model {
    * options.dims as in encode(); options.ids "number" (default) or "bigint" for the type of ids.
    */
   createIndex(options = {}) {
-    const dims = this.encodeDims(options, 'createIndex');
+    const dims = this.#encodeDims(options, 'createIndex');
     const dtype = options.dtype ?? 'f32';
-    const code = dtype === 'f32' || dtype === 'int8' ? this.#wasm.dtypeCodes[dtype] : undefined;
+    const code = dtype === 'f32' || dtype === 'int8' ? this.#binding.dtypeCodes[dtype] : undefined;
     if (code === undefined) throw new TypeError(`createIndex: dtype must be "f32" or "int8", not ${JSON.stringify(dtype)}`);
-    return openIndex(this.#wasm, this, options, 'createIndex', (out) => this.#wasm.m._swe_index_create(dims, code, out));
+    return Index.create(this.#binding, this.#model, dims, code, options);
   }
 
   /** An index saved with Index.save(), checked against this model. options.ids as in createIndex(). */
   loadIndex(bytes, options = {}) {
-    return Index.load(this.#wasm, this, bytes, options);
+    return Index.load(this.#binding, this.#model, bytes, options);
   }
 
   /** Frees the model's memory in the wasm heap. Further use throws; calling it again does nothing. */
-  dispose() {
-    if (this.#ptr === 0) return;
-    registry.unregister(this);
-    this.#wasm.m._swe_model_free(this.#ptr);
-    this.#ptr = 0;
-  }
+  dispose() { this.#model.dispose(); }
 
-  /** @internal The C handle; throws once disposed. */
-  handle() {
-    if (this.#ptr === 0) throw new Error('swe: the model was disposed');
-    return this.#ptr;
-  }
-
-  /** @internal Encode dims for options.dims (0 or absent: all), validated. */
-  encodeDims(options, what) {
-    const dims = this.#wasm.m._swe_model_get_encode_dims(this.handle(), 0);
-    const wanted = this.encodeParams(options, what);
+  // Encode dims for options.dims (0 or absent: all), validated.
+  #encodeDims(options, what) {
+    const dims = this.#binding.modelEncodeDims(this.#model.ptr);
+    const wanted = encodeParams(options, what);
     if (wanted > dims) throw new RangeError(`${what}: dims ${wanted} exceeds the model's ${dims}`);
     return wanted === 0 ? dims : wanted;
   }
+}
 
-  /** @internal options.dims as the swe_encode_params value (0 = all). */
-  encodeParams(options, what) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
-    }
-    const dims = options.dims ?? 0;
-    if (!Number.isInteger(dims) || dims < 0 || dims > 0xffffffff) {
-      throw new TypeError(`${what}: options.dims must be a non-negative integer`);
-    }
-    return dims;
+// options.dims as the swe_encode_params value (0 = all).
+function encodeParams(options, what) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
   }
-
-  /** @internal Encodes one text into `out` (dims floats); returns how many of its words were known. */
-  encodeOne(text, dims, out) {
-    const heap = this.#wasm.m;
-    return this.encodeOneWith(text, dims, (at, knownWords) => {
-      out.set(heap.HEAPF32.subarray(at, at + dims));
-      return knownWords;
-    });
+  const dims = options.dims ?? 0;
+  if (!Number.isInteger(dims) || dims < 0 || dims > 0xffffffff) {
+    throw new TypeError(`${what}: options.dims must be a non-negative integer`);
   }
-
-  /**
-   * @internal Encodes one text and returns take(at, knownWords), its vector at HEAPF32[at .. at + dims)
-   * (valid during take only). Reads through the module's HEAPU32/HEAPF32 (re-made by it when the heap
-   * grows), not new views per call: on a short query, making views cost as much as the encoding.
-   */
-  encodeOneWith(text, dims, take) {
-    const wasm = this.#wasm;
-    const vectorAt = 8;
-    const textAt = vectorAt + 4 * dims;
-    return wasm.withScratch(textAt + text.length * 3, (p) => {
-      const m = wasm.m;
-      const size = wasm.writeText(text, p + textAt);
-      m.HEAPU32[p >> 2] = dims;
-      wasm.check(m._swe_model_encode_text(this.handle(), p + textAt, size, p, p + vectorAt, dims, p + 4), 'encode');
-      return take((p + vectorAt) >> 2, m.HEAPU32[(p + 4) >> 2]);
-    });
-  }
-
-  /**
-   * @internal Encodes `texts` with `dims` dimensions in chunks into the heap and calls
-   * visit(start, count, vectorsPtr, extraPtr) for each, with `extra` bytes per text of 8-aligned
-   * room at extraPtr (e.g. for ids). visit must not use the scratch area.
-   */
-  encodeChunks(texts, dims, extra, visit) {
-    const wasm = this.#wasm;
-    for (let start = 0; start < texts.length;) {
-      let end = start;
-      let bound = 0;
-      while (end < texts.length && end - start < kChunkTexts &&
-             (end === start || bound + texts[end].length * 3 <= kChunkBytes)) {
-        bound += texts[end].length * 3;
-        ++end;
-      }
-      const count = end - start;
-      const recordsAt = 8;
-      const extraAt = recordsAt + 8 * count;
-      const vectorsAt = extraAt + align8(extra * count);
-      const bytesAt = vectorsAt + align8(4 * dims * count);
-      wasm.withScratch(bytesAt + bound, (p) => {
-        new Uint32Array(wasm.u8.buffer, p, 1)[0] = dims;
-        wasm.writeTexts(texts.slice(start, end), p + recordsAt, p + bytesAt);
-        wasm.check(wasm.m._swe_model_encode_batch(this.handle(), p + recordsAt, count, p, p + vectorsAt,
-                                                  count * dims), 'encode');
-        visit(start, count, p + vectorsAt, p + extraAt);
-      });
-      start = end;
-    }
-  }
+  return dims;
 }
 
 function outputArray(out, length) {

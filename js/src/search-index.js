@@ -1,76 +1,61 @@
-// Index: a flat, exact cosine index of (uint64 id, vector) entries in the wasm heap (C API handle),
-// tied to the model that encodes its texts.
-import { SweError, align8, checkTexts, describe, toBytes, utf8Bound } from './wasm.js';
+// Index: a flat, exact cosine index of (uint64 id, vector) entries in the wasm heap (its C handle
+// through the binding), tied to the model that encodes its texts: it holds the model's handle, beside
+// the Model that owns it (model.js), and encodes through the binding as the Model does.
+import { checkTexts, describe, toBytes } from './checks.js';
 
 const kMaxU64 = (1n << 64n) - 1n;
 
-const registry = new FinalizationRegistry(({ wasm, ptr }) => wasm.m._swe_index_free(ptr));
-
-/**
- * @internal Runs create(outPtr) (a C call that makes an index) and wraps the handle. A new index
- * records the model (saved with it); a loaded one must have been built with the model.
- */
-export function openIndex(wasm, model, options, what, create, loaded = false) {
-  const idType = options.ids ?? 'number';
-  if (idType !== 'number' && idType !== 'bigint') {
-    throw new TypeError(`${what}: options.ids must be "number" or "bigint", not ${JSON.stringify(idType)}`);
-  }
-  const ptr = wasm.withScratch(8, (p) => {
-    wasm.check(create(p), what);
-    return new Uint32Array(wasm.u8.buffer, p, 1)[0];
-  });
-  const index = new Index(wasm, ptr, model, idType === 'bigint');
-  try {
-    const status = loaded ? wasm.m._swe_index_check_model(ptr, model.handle())
-                          : wasm.m._swe_index_set_model(ptr, model.handle());
-    wasm.check(status, what);
-  } catch (error) {
-    index.dispose();
-    throw error;
-  }
-  return index;
-}
-
 export class Index {
-  #wasm;
-  #ptr;
-  #model;
+  #binding;
+  #index;  // Handle
+  #model;  // the model's Handle, shared with its Model (it keeps the model alive)
   #bigint;
 
   /** @internal Use model.createIndex() or model.loadIndex(). */
-  constructor(wasm, ptr, model, bigintIds) {
-    this.#wasm = wasm;
-    this.#ptr = ptr;
+  constructor(binding, ptr, model, bigintIds) {
+    this.#binding = binding;
+    this.#index = binding.indexHandle(ptr);
     this.#model = model;
     this.#bigint = bigintIds;
-    registry.register(this, { wasm, ptr }, this);
   }
 
-  /** @internal */
-  static load(wasm, model, bytes, options) {
+  /** @internal A new index for model.createIndex(): it records the model (saved with it). */
+  static create(binding, model, dims, dtypeCode, options) {
+    const bigint = idsOption(options, 'createIndex');
+    const index = new Index(binding, binding.indexCreate(dims, dtypeCode, 'createIndex'), model, bigint);
+    return index.#tie((ptr) => binding.indexSetModel(ptr, model.ptr, 'createIndex'));
+  }
+
+  /** @internal An index from its bytes for model.loadIndex(): it must have been built with the model. */
+  static load(binding, model, bytes, options) {
+    const bigint = idsOption(options, 'loadIndex');
     const data = toBytes(bytes, 'loadIndex');
-    const dataPtr = wasm.copyIn(data);
-    let index;
+    const index = new Index(binding, binding.indexLoad(data, 'loadIndex'), model, bigint);
+    return index.#tie((ptr) => binding.indexCheckModel(ptr, model.ptr, 'loadIndex'));
+  }
+
+  // Runs tie(ptr) (setting or checking the model); on failure the index is freed and the error thrown.
+  #tie(tie) {
     try {
-      index = openIndex(wasm, model, options, 'loadIndex',
-                        (out) => wasm.m._swe_index_load_from_bytes(dataPtr, data.length, 0, out), true);
-    } finally {
-      wasm.free(dataPtr);
+      tie(this.#index.ptr);
+    } catch (error) {
+      this.dispose();
+      throw error;
     }
-    return index;
+    return this;
   }
 
   /** Number of entries. */
-  get size() { return this.#wasm.m._swe_index_get_size(this.#handle()); }
+  get size() { return this.#binding.indexSize(this.#index.ptr); }
 
   /** Dimensions of the stored vectors. */
-  get dims() { return this.#wasm.m._swe_index_get_dims(this.#handle()); }
+  get dims() { return this.#binding.indexDims(this.#index.ptr); }
 
   /** Storage type: "f32" or "int8". */
-  get dtype() { return this.#wasm.dtypeNames[this.#wasm.m._swe_index_get_dtype(this.#handle())]; }
+  get dtype() { return this.#binding.indexDtype(this.#index.ptr); }
 
   /** True once dispose() was called. */
-  get disposed() { return this.#ptr === 0; }
+  get disposed() { return this.#index.disposed; }
 
   /**
    * Adds texts under ids (arrays of equal length; ids are non-negative integers, numbers or bigints).
@@ -79,13 +64,7 @@ export class Index {
   add(ids, texts) {
     const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'add');
     const idList = this.#checkIds(typeof ids === 'number' || typeof ids === 'bigint' ? [ids] : ids, list.length);
-    const wasm = this.#wasm;
-    const handle = this.#handle();
-    this.#model.encodeChunks(list, this.dims, 8, (start, count, vectors, extra) => {
-      const view = new BigUint64Array(wasm.u8.buffer, extra, count);
-      for (let i = 0; i < count; ++i) view[i] = idList[start + i];
-      wasm.check(wasm.m._swe_index_add(handle, extra, vectors, count), 'add');
-    });
+    this.#binding.indexAddTexts(this.#index.ptr, this.#model.ptr, list, idList);
   }
 
   /** Adds vectors (a Float32Array of ids.length × dims floats, row-major) under ids. */
@@ -99,13 +78,7 @@ export class Index {
     }
     const count = vectors.length / dims;
     const idList = this.#checkIds(ids, count);
-    const wasm = this.#wasm;
-    wasm.withScratch(8 * count + 4 * vectors.length, (p) => {
-      const view = new BigUint64Array(wasm.u8.buffer, p, count);
-      for (let i = 0; i < count; ++i) view[i] = idList[i];
-      new Float32Array(wasm.u8.buffer, p + 8 * count, vectors.length).set(vectors);
-      wasm.check(wasm.m._swe_index_add(this.#handle(), p, p + 8 * count, count), 'addVectors');
-    });
+    this.#binding.indexAddVectors(this.#index.ptr, idList, vectors);
   }
 
   /**
@@ -117,42 +90,22 @@ export class Index {
     if (!Array.isArray(docs)) throw new TypeError(`addDocs: expected an array of documents, got ${describe(docs)}`);
     const parts = checkDocs(docs);
     const texts = docs.map((doc) => doc.text);
-    const wasm = this.#wasm;
-    const handle = this.#handle();
-    this.#model.encodeChunks(texts, this.dims, 0, (start, count, vectors) => {
-      const chunk = parts.slice(3 * start, 3 * (start + count));
-      const bytes = chunk.reduce((sum, text) => sum + utf8Bound(text), 0);
-      const records = wasm.malloc(8 * chunk.length + bytes);  // swe_doc = 3 swe_text records
-      try {
-        wasm.writeTexts(chunk, records, records + 8 * chunk.length);
-        wasm.check(wasm.m._swe_index_add_docs(handle, records, vectors, count), 'addDocs');
-      } finally {
-        wasm.free(records);
-      }
-    });
+    this.#binding.indexAddDocs(this.#index.ptr, this.#model.ptr, texts, parts);
   }
 
   /** The document `id` (a string): { id, text, metadata? }; a SweError (code "not found") when absent. */
   get(id) {
     const entry = this.#findDoc(id, 'get');
-    if (entry === null) {
-      const status = this.#wasm.statusCodes['not found'];
-      throw new SweError(`get: no document with id ${JSON.stringify(id)}`, 'not found', status);
-    }
+    if (entry === null) throw this.#binding.error(`get: no document with id ${JSON.stringify(id)}`, 'not found');
     return this.#doc(entry);
   }
 
   /** Number of entries that hold a document. */
-  get docCount() { return this.#wasm.m._swe_index_get_doc_count(this.#handle()); }
+  get docCount() { return this.#binding.indexDocCount(this.#index.ptr); }
 
   /** The ids of all entries in storage order: a document's string id, else the entry's integer id. */
   ids() {
-    const wasm = this.#wasm;
-    const size = this.size;
-    const entries = wasm.withScratch(8 + 8 * size, (p) => {
-      wasm.check(wasm.m._swe_index_get_ids(this.#handle(), p + 8, size, p), 'ids');
-      return Array.from(new BigUint64Array(wasm.u8.buffer, p + 8, size));
-    });
+    const entries = this.#binding.indexIds(this.#index.ptr);
     return entries.map((entry) => this.#hit(entry).id);
   }
 
@@ -168,13 +121,13 @@ export class Index {
   search(query, k = 10, options = {}) {
     let minScore, candidates;
     [k, minScore, candidates] = searchArgs(k, options, 'search');
-    const wasm = this.#wasm;
-    const handle = this.#handle();
+    const binding = this.#binding;
+    const index = this.#index.ptr;
     const dims = this.dims;
     let vector = query;
     if (typeof query === 'string') {
       vector = new Float32Array(dims);
-      if (this.#model.encodeOne(query, dims, vector) === 0) return [];
+      if (binding.encodeOne(this.#model.ptr, query, dims, vector) === 0) return [];
     } else if (!(query instanceof Float32Array) || query.length !== dims) {
       throw new TypeError(`search: query must be a string or a Float32Array of ${dims} floats`);
     } else if (query.every((x) => x === 0)) {
@@ -182,18 +135,7 @@ export class Index {
     }
     k = Math.min(k, this.size);
     if (k === 0) return [];
-    const idsAt = 16;  // p: swe_search_params (one size_t), p + 8: the hit count
-    const scoresAt = idsAt + 8 * k;
-    const queryAt = scoresAt + align8(4 * k);
-    const found = wasm.withScratch(queryAt + 4 * dims, (p) => {
-      new Float32Array(wasm.u8.buffer, p + queryAt, dims).set(vector);
-      new Uint32Array(wasm.u8.buffer, p, 1)[0] = candidates;
-      wasm.check(wasm.m._swe_index_search_with_params(handle, p + queryAt, dims, k, p, p + idsAt, p + scoresAt, p + 8),
-                 'search');
-      const n = new Uint32Array(wasm.u8.buffer, p + 8, 1)[0];
-      return readHits(wasm, p + idsAt, p + scoresAt, n, minScore);
-    });
-    return found.map(([entry, score]) => this.#hit(entry, score));
+    return binding.indexSearch(index, vector, k, minScore, candidates).map(([entry, score]) => this.#hit(entry, score));
   }
 
   /** search() for each text of `queries` at once: an array of hit arrays, one per query. */
@@ -203,22 +145,7 @@ export class Index {
     [k, minScore, candidates] = searchArgs(k, options, 'searchBatch');
     k = Math.min(k, this.size);
     if (k === 0) return list.map(() => []);
-    const wasm = this.#wasm;
-    const handle = this.#handle();
-    const dims = this.dims;
-    const found = [];
-    // Room per query (the "extra" of encodeChunks): k ids, k scores and a count (size_t: 4 bytes), and 4
-    // bytes more for the chunk's swe_search_params (one size_t).
-    this.#model.encodeChunks(list, dims, 12 * k + 8, (start, count, vectors, extra) => {
-      const scoresAt = extra + 8 * k * count;
-      const countsAt = scoresAt + 4 * k * count;
-      const paramsAt = countsAt + 4 * count;
-      new Uint32Array(wasm.u8.buffer, paramsAt, 1)[0] = candidates;
-      wasm.check(wasm.m._swe_index_search_batch_with_params(handle, vectors, count, dims, k, minScore, paramsAt, extra,
-                                                            scoresAt, countsAt), 'searchBatch');
-      const counts = new Uint32Array(wasm.u8.buffer, countsAt, count);
-      for (let q = 0; q < count; ++q) found.push(readHits(wasm, extra + 8 * k * q, scoresAt + 4 * k * q, counts[q], minScore));
-    });
+    const found = this.#binding.indexSearchTexts(this.#index.ptr, this.#model.ptr, list, k, minScore, candidates);
     return found.map((hits) => hits.map(([entry, score]) => this.#hit(entry, score)));
   }
 
@@ -226,69 +153,33 @@ export class Index {
   remove(id) {
     const entry = typeof id === 'string' ? this.#findDoc(id, 'remove') : toU64(id, 'remove: id');
     if (entry === null) return false;
-    const status = this.#wasm.m._swe_index_remove(this.#handle(), entry);
-    if (status === this.#wasm.statusCodes['not found']) return false;
-    this.#wasm.check(status, 'remove');
-    return true;
+    return this.#binding.indexRemove(this.#index.ptr, entry);
   }
 
   /** True when `id` (an integer, or a document's string id) is in the index. */
   has(id) {
     if (typeof id === 'string') return this.#findDoc(id, 'has') !== null;
-    return this.#wasm.m._swe_index_contains(this.#handle(), toU64(id, 'has: id')) === 1;
+    return this.#binding.indexContains(this.#index.ptr, toU64(id, 'has: id'));
   }
 
   /** The index as bytes of a .swi file (model.loadIndex() reads them back). */
-  save() {
-    const wasm = this.#wasm;
-    const [ptr, size] = wasm.withScratch(8, (p) => {
-      wasm.check(wasm.m._swe_index_save_to_bytes(this.#handle(), p, p + 4), 'save');
-      const out = new Uint32Array(wasm.u8.buffer, p, 2);
-      return [out[0], out[1]];
-    });
-    try {
-      return wasm.u8.slice(ptr, ptr + size);
-    } finally {
-      wasm.m._swe_free_bytes(ptr);
-    }
-  }
+  save() { return this.#binding.indexSave(this.#index.ptr); }
 
   /** Frees the index's memory in the wasm heap. Further use throws; calling it again does nothing. */
-  dispose() {
-    if (this.#ptr === 0) return;
-    registry.unregister(this);
-    this.#wasm.m._swe_index_free(this.#ptr);
-    this.#ptr = 0;
-  }
-
-  #handle() {
-    if (this.#ptr === 0) throw new Error('swe: the index was disposed');
-    return this.#ptr;
-  }
+  dispose() { this.#index.dispose(); }
 
   // The entry id of the document `id`, or null when none has it.
   #findDoc(id, what) {
     if (typeof id !== 'string') throw new TypeError(`${what}: a document id is a string, got ${describe(id)}`);
-    const wasm = this.#wasm;
-    return wasm.withScratch(8 + utf8Bound(id), (p) => {
-      const size = wasm.writeText(id, p + 8);
-      const status = wasm.m._swe_index_find_doc(this.#handle(), p + 8, size, p);
-      if (status === wasm.statusCodes['not found']) return null;
-      wasm.check(status, what);
-      return new BigUint64Array(wasm.u8.buffer, p, 1)[0];
-    });
+    return this.#binding.indexFindDoc(this.#index.ptr, id, what);
   }
 
   // The document of `entry` ({ id, text, metadata? }), or null when it has none.
   #doc(entry) {
-    const wasm = this.#wasm;
-    return wasm.withScratch(24, (p) => {
-      const status = wasm.m._swe_index_get_doc(this.#handle(), entry, p);
-      if (status === wasm.statusCodes['not found']) return null;
-      wasm.check(status, 'get');
-      const [id, text, metadata] = wasm.readTexts(p, 3);
-      return metadata === '' ? { id, text } : { id, text, metadata: JSON.parse(metadata) };
-    });
+    const parts = this.#binding.indexGetDoc(this.#index.ptr, entry);
+    if (parts === null) return null;
+    const [id, text, metadata] = parts;
+    return metadata === '' ? { id, text } : { id, text, metadata: JSON.parse(metadata) };
   }
 
   // What search() and ids() show for an entry: its document when it has one, else its integer id.
@@ -319,6 +210,15 @@ export class Index {
     }
     return Number(id);
   }
+}
+
+// options.ids: true for "bigint", false for "number" (the default).
+function idsOption(options, what) {
+  const idType = options.ids ?? 'number';
+  if (idType !== 'number' && idType !== 'bigint') {
+    throw new TypeError(`${what}: options.ids must be "number" or "bigint", not ${JSON.stringify(idType)}`);
+  }
+  return idType === 'bigint';
 }
 
 // The parts of `docs` as [id, text, metadata JSON ("" for none), ...]; TypeError naming a bad one.
@@ -360,15 +260,6 @@ function searchArgs(k, options, what) {
                         `got ${String(candidates)}`);
   }
   return [k, minScore, Math.min(candidates, 0xffffffff)];
-}
-
-// [[entry id, score], ...] of n hits at idsPtr / scoresPtr, those scoring at least minScore.
-function readHits(wasm, idsPtr, scoresPtr, n, minScore) {
-  const ids = new BigUint64Array(wasm.u8.buffer, idsPtr, n);
-  const scores = new Float32Array(wasm.u8.buffer, scoresPtr, n);
-  const hits = [];
-  for (let i = 0; i < n && scores[i] >= minScore; ++i) hits.push([ids[i], scores[i]]);
-  return hits;
 }
 
 function toU64(id, what) {

@@ -6,6 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 import { Index, Model, SweError, loadModel, version } from '../src/index.js';
 import { defaultModel, fixtureModels, jsRoot, repoRoot, stsSentences } from './helpers.js';
@@ -190,6 +192,27 @@ test('loading and disposing many models does not grow the heap', async () => {
   const before = wasm.u8.length;
   await heapAfter(30);
   assert.equal(wasm.u8.length, before, 'the wasm memory grew: something is not freed');
+});
+
+test('an index keeps its model alive when the Model object is gone', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const texts = stsSentences().slice(0, 50);
+  const reference = await loadModel(bytes);
+  const expected = reference.createIndex();
+  expected.add(texts.map((_, i) => i), texts);
+  const index = (await loadModel(bytes)).createIndex();  // its Model is unreachable from here on
+  for (let round = 0; round < 5; ++round) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));  // finalizers run between tasks
+    (await loadModel(readFileSync(models.int8))).dispose();  // a freed model's memory would be reused
+  }
+  index.add(texts.map((_, i) => i), texts);
+  assert.deepEqual(index.save(), expected.save());
+  assert.deepEqual(index.search(texts[3], 5), expected.search(texts[3], 5));
+  index.dispose();
+  expected.dispose();
+  reference.dispose();
 });
 
 test('index: add, search, has, remove, save and load', async () => {

@@ -16,8 +16,8 @@ import { jsRoot, repoRoot, tempDir } from './helpers.js';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const version = readFileSync(join(repoRoot, 'VERSION'), 'utf8').trim();
 const allowed = new Set(['package.json', 'README.md', 'index.d.ts', 'dist/swe.js', 'dist/swe.wasm',
-                         'src/index.js', 'src/model.js', 'src/search-index.js', 'src/wasm.js', 'src/load.js',
-                         'src/helpers.js', 'src/langchain.js']);
+                         'src/index.js', 'src/binding.js', 'src/checks.js', 'src/model.js', 'src/search-index.js',
+                         'src/wasm.js', 'src/load.js', 'src/helpers.js', 'src/langchain.js']);
 const modelFiles = ['package.json', 'README.md', 'index.js', 'index.d.ts', 'swe-en-use-lite-large-para.swe',
                     'swe-en-use-lite-large-para.md'];
 let project;

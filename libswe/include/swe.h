@@ -14,10 +14,14 @@
  *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
  *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
  *     once. An `swe_index` may be searched from many threads at once, but adding, removing and freeing
- *     need exclusive access. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
- *     Each thread that encodes keeps, until it exits, an encoder for the model it used last and a
- *     cache of the unknown words it resolved: the cache up to 300 KB, the encoder a few KB (it
- *     serves texts of up to 4 KB; longer texts get an encoder of their own for the call).
+ *     need exclusive access. An `swe_encoder` serves one thread at a time. (Tested under
+ *     ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
+ *   - Per-thread state: the swe_model_* encode calls reuse, in each thread until it exits, an encoder
+ *     for the model and dims it used last (a few KB; it serves texts of up to 4 KB, longer ones get an
+ *     encoder of their own for the call), because building one per call cost a short text about a
+ *     tenth of its time. Callers that want to own that state (thread pools, many models, memory
+ *     accounting) make an swe_encoder instead (see "encoders"). Every thread also keeps a cache of the
+ *     unknown words it resolved by their subword pieces (up to 300 KB, shared by all its encoders).
  *
  * Example
  *
@@ -41,7 +45,7 @@
  *     swe_index_add(index, ids, both, 2);
  *
  *     uint64_t hit_ids[2]; float hit_scores[2]; size_t n_hits = 0;
- *     swe_index_search(index, a, dims, 2, hit_ids, hit_scores, &n_hits);   // hit_ids[0] == 1
+ *     swe_index_search(index, a, dims, 2, NULL, hit_ids, hit_scores, &n_hits);   // hit_ids[0] == 1
  *
  *     swe_index_free(index);
  *     swe_model_free(model);
@@ -209,6 +213,29 @@ SWE_API swe_status swe_model_compute_similarity(const swe_model * model, const c
                                                 const char * b, size_t b_size, const swe_encode_params * params,
                                                 float * out_score);
 
+/* ---- encoders: the per-thread encoder state, owned by the caller ------------------------------- */
+
+/* An encoder of one model: the tokenizer and buffers that the swe_model_encode_* calls otherwise keep
+ * per thread. The model must outlive it. One thread at a time may use it (it may move between
+ * threads); it keeps its buffers, sized by the longest text or batch it encoded, until freed. Its
+ * vectors are bit for bit those of swe_model_encode_text() and swe_model_encode_batch(). */
+typedef struct swe_encoder swe_encoder;
+
+/* A new encoder of `model`; free it with swe_encoder_free(). */
+SWE_API swe_status swe_encoder_new(const swe_model * model, swe_encoder ** out);
+
+/* Frees an encoder (NULL is allowed). */
+SWE_API void swe_encoder_free(swe_encoder * encoder);
+
+/* swe_model_encode_text() with the caller's encoder. */
+SWE_API swe_status swe_encoder_encode_text(swe_encoder * encoder, const char * text, size_t text_size,
+                                           const swe_encode_params * params, float * out, size_t out_capacity,
+                                           uint32_t * out_n_words);
+
+/* swe_model_encode_batch() with the caller's encoder. */
+SWE_API swe_status swe_encoder_encode_batch(swe_encoder * encoder, const swe_text * texts, size_t n,
+                                            const swe_encode_params * params, float * out, size_t out_capacity);
+
 /* ---- tokenization ------------------------------------------------------------------------------ */
 
 /* How a word of a text matched the vocabulary (see swe::Match). */
@@ -278,22 +305,9 @@ SWE_API swe_status swe_index_remove(swe_index * index, uint64_t id);
 /* 1 when `id` is in the index, else 0. */
 SWE_API int32_t swe_index_contains(const swe_index * index, uint64_t id);
 
-/* The k best entries for `query` (`query_dims` floats, equal to the index's dims), best first, into
- * `out_ids` and `out_scores` (k elements each). *out_n receives the number of hits, min(k, size); 0 for
- * the zero vector (a text with no known word), which is similar to nothing. */
-SWE_API swe_status swe_index_search(const swe_index * index, const float * query, uint32_t query_dims, size_t k,
-                                    uint64_t * out_ids, float * out_scores, size_t * out_n);
-
-/* Searches `n_queries` queries at once (row-major, n_queries * query_dims floats), keeping only hits
- * scoring at least `min_score` (-INFINITY keeps all; NaN is refused). Query q's hits go to
- * out_ids/out_scores[q * k ..], and their number to out_counts[q] (n_queries elements). */
-SWE_API swe_status swe_index_search_batch(const swe_index * index, const float * queries, size_t n_queries,
-                                          uint32_t query_dims, size_t k, float min_score, uint64_t * out_ids,
-                                          float * out_scores, size_t * out_counts);
-
-/* How swe_index_search_with_params() and swe_index_search_batch_with_params() search.
+/* How swe_index_search() and swe_index_search_batch() search (params NULL = the defaults).
  *
- * candidates = 0 (the default): exact search, as swe_index_search().
+ * candidates = 0 (the default): exact search.
  * candidates = N (at least k): approximate "binary" search. Every entry also gets a 1-bit-per-dimension
  *   code (above or below the mean of the index's vectors); the N entries whose codes are nearest the
  *   query's (Hamming distance) are rescored exactly and the k best of those returned, with the same
@@ -312,17 +326,23 @@ typedef struct swe_search_params {
 /* Defaults: exact search (candidates = 0). */
 SWE_API swe_search_params swe_search_default_params(void);
 
-/* swe_index_search() with `params` (NULL = defaults). Fails with SWE_ERR_INVALID_ARGUMENT when
- * params->candidates is neither 0 nor at least k. */
-SWE_API swe_status swe_index_search_with_params(const swe_index * index, const float * query, uint32_t query_dims,
-                                                size_t k, const swe_search_params * params, uint64_t * out_ids,
-                                                float * out_scores, size_t * out_n);
+/* The k best entries for `query` (`query_dims` floats, equal to the index's dims), best first, into
+ * `out_ids` and `out_scores` (k elements each), searched as `params` says (NULL = exact search).
+ * *out_n receives the number of hits, min(k, size); 0 for the zero vector (a text with no known word),
+ * which is similar to nothing. Fails with SWE_ERR_INVALID_ARGUMENT when params->candidates is neither
+ * 0 nor at least k. */
+SWE_API swe_status swe_index_search(const swe_index * index, const float * query, uint32_t query_dims, size_t k,
+                                    const swe_search_params * params, uint64_t * out_ids, float * out_scores,
+                                    size_t * out_n);
 
-/* swe_index_search_batch() with `params` (NULL = defaults). */
-SWE_API swe_status swe_index_search_batch_with_params(const swe_index * index, const float * queries,
-                                                      size_t n_queries, uint32_t query_dims, size_t k,
-                                                      float min_score, const swe_search_params * params,
-                                                      uint64_t * out_ids, float * out_scores, size_t * out_counts);
+/* Searches `n_queries` queries at once (row-major, n_queries * query_dims floats), keeping only hits
+ * scoring at least `min_score` (-INFINITY keeps all; NaN is refused), searched as `params` says (NULL =
+ * exact search). Query q's hits go to out_ids/out_scores[q * k ..], and their number to out_counts[q]
+ * (n_queries elements). */
+SWE_API swe_status swe_index_search_batch(const swe_index * index, const float * queries, size_t n_queries,
+                                          uint32_t query_dims, size_t k, float min_score,
+                                          const swe_search_params * params, uint64_t * out_ids, float * out_scores,
+                                          size_t * out_counts);
 
 /* The ids of all entries, in storage order (which adding and removing change): pass out_ids = NULL to
  * ask for their number (*out_n) only; otherwise `capacity` must be at least that number. */

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "swe.h"
+#include "swe/encoder.h"
 #include "swe/index.h"
 #include "swe/index_docs.h"
 #include "swe/model.h"
@@ -21,6 +22,12 @@
 struct swe_model {
   std::unique_ptr<swe::Model> model;
   std::string info_json;
+};
+
+// A caller-owned encoder (swe.h, "encoders"): made for the dims of its first call, remade when they change.
+struct swe_encoder {
+  const swe_model* model = nullptr;
+  std::unique_ptr<swe::Encoder> encoder;
 };
 
 struct swe_index {

@@ -121,16 +121,24 @@ swe_status NewModelHandle(Read read, swe_model** out) {
   return SWE_OK;
 }
 
-// Calls use(encoder) with an encoder of `model` for `dims` dimensions. For texts (or batches) of up to
-// kKeptTextBytes the calling thread keeps it from call to call: building one per call (a tokenizer
-// and its buffers) cost a short query about a tenth of its time. One is kept per thread, for one
-// model and dims at a time, told apart by Model::serial (never reused), so that an encoder of a freed
-// model is replaced, never used. Longer texts get one of their own, so what a thread keeps stays small.
+// Calls use(encoder) with an encoder of `model` for `dims` dimensions: the caller's `owned` one when
+// given (swe_encoder), else the calling thread's. For texts (or batches) of up to kKeptTextBytes the
+// thread keeps its encoder from call to call: building one per call (a tokenizer and its buffers) cost
+// a short query about a tenth of its time. One is kept per thread, for one model and dims at a time,
+// told apart by Model::serial (never reused), so that an encoder of a freed model is replaced, never
+// used. Longer texts get one of their own, so what a thread keeps stays small.
 constexpr size_t kKeptTextBytes = 4096;
 template <typename Use>
-auto WithEncoder(const swe::Model& model, uint32_t dims, size_t text_bytes, Use use) {
+auto WithEncoder(const swe::Model& model, swe_encoder* owned, uint32_t dims, size_t text_bytes, Use use) {
   swe::EncodeOptions options;
   options.dims = dims;
+  if (owned != nullptr) {
+    if (!owned->encoder || owned->encoder->dims() != dims) {
+      owned->encoder.reset();
+      owned->encoder = std::make_unique<swe::Encoder>(model, options);
+    }
+    return use(*owned->encoder);
+  }
   if (text_bytes > kKeptTextBytes) {
     swe::Encoder encoder(model, options);
     return use(encoder);
@@ -148,6 +156,51 @@ auto WithEncoder(const swe::Model& model, uint32_t dims, size_t text_bytes, Use 
     kept.dims = dims;
   }
   return use(*kept.encoder);
+}
+
+// swe_model_encode_text() and swe_encoder_encode_text(); `what` names the entry point in messages.
+swe_status EncodeText(const char* what, const swe_model* model, swe_encoder* owned, const char* text,
+                      size_t text_size, const swe_encode_params* params, float* out, size_t out_capacity,
+                      uint32_t* out_n_words) {
+  SWE_CHECK_ARG(model && out, std::string(what) + ": NULL model or output");
+  SWE_CHECK_ARG(ValidText(text, text_size), std::string(what) + ": text is NULL");
+  uint32_t dims = 0;
+  if (swe_status s = EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+  if (out_capacity < dims) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) +
+                                              " floats is too small for " + std::to_string(dims) + " dimensions");
+  }
+  const uint32_t n_words = WithEncoder(*model->model, owned, dims, text_size, [&](swe::Encoder& encoder) {
+    return encoder.Encode(View(text, text_size), out);
+  });
+  if (out_n_words) *out_n_words = n_words;
+  return SWE_OK;
+}
+
+// swe_model_encode_batch() and swe_encoder_encode_batch().
+swe_status EncodeBatch(const char* what, const swe_model* model, swe_encoder* owned, const swe_text* texts, size_t n,
+                       const swe_encode_params* params, float* out, size_t out_capacity) {
+  SWE_CHECK_ARG(model != nullptr, std::string(what) + ": model is NULL");
+  SWE_CHECK_ARG(n == 0 || (texts && out), std::string(what) + ": NULL texts or output");
+  uint32_t dims = 0;
+  if (swe_status s = EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+  if (n > out_capacity / dims) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) + " floats is too small for " +
+                                              std::to_string(n) + " x " + std::to_string(dims) + " floats");
+  }
+  std::vector<std::string_view> views(n);
+  size_t text_bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ValidText(texts[i].data, texts[i].size)) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, std::string(what) + ": text " + std::to_string(i) + " is NULL");
+    }
+    views[i] = View(texts[i].data, texts[i].size);
+    text_bytes += views[i].size();
+  }
+  // A small batch (a few short texts a call, as JS's encode([...]) makes) reuses the thread's encoder.
+  WithEncoder(*model->model, owned, dims, text_bytes,
+              [&](swe::Encoder& encoder) { encoder.EncodeBatch(views.data(), n, out); });
+  return SWE_OK;
 }
 
 }  // namespace
@@ -278,47 +331,49 @@ uint32_t swe_model_get_encode_dims(const swe_model* model, const swe_encode_para
 swe_status swe_model_encode_text(const swe_model* model, const char* text, size_t text_size,
                                  const swe_encode_params* params, float* out, size_t out_capacity,
                                  uint32_t* out_n_words) {
-  return Guard([&]() -> swe_status {
-    SWE_CHECK_ARG(model && out, "swe_model_encode_text: NULL model or output");
-    SWE_CHECK_ARG(swe::capi::ValidText(text, text_size), "swe_model_encode_text: text is NULL");
-    uint32_t dims = 0;
-    if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
-    if (out_capacity < dims) {
-      return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) +
-                                                " floats is too small for " + std::to_string(dims) + " dimensions");
-    }
-    const uint32_t n_words = swe::capi::WithEncoder(*model->model, dims, text_size, [&](swe::Encoder& encoder) {
-      return encoder.Encode(swe::capi::View(text, text_size), out);
-    });
-    if (out_n_words) *out_n_words = n_words;
-    return SWE_OK;
+  return Guard([&] {
+    return swe::capi::EncodeText("swe_model_encode_text", model, nullptr, text, text_size, params, out, out_capacity,
+                                 out_n_words);
   });
 }
 
 swe_status swe_model_encode_batch(const swe_model* model, const swe_text* texts, size_t n,
                                   const swe_encode_params* params, float* out, size_t out_capacity) {
+  return Guard([&] {
+    return swe::capi::EncodeBatch("swe_model_encode_batch", model, nullptr, texts, n, params, out, out_capacity);
+  });
+}
+
+swe_status swe_encoder_new(const swe_model* model, swe_encoder** out) {
   return Guard([&]() -> swe_status {
-    SWE_CHECK_ARG(model != nullptr, "swe_model_encode_batch: model is NULL");
-    SWE_CHECK_ARG(n == 0 || (texts && out), "swe_model_encode_batch: NULL texts or output");
-    uint32_t dims = 0;
-    if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
-    if (n > out_capacity / dims) {
-      return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) + " floats is too small for " +
-                                                std::to_string(n) + " x " + std::to_string(dims) + " floats");
-    }
-    std::vector<std::string_view> views(n);
-    size_t text_bytes = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (!swe::capi::ValidText(texts[i].data, texts[i].size)) {
-        return Fail(SWE_ERR_INVALID_ARGUMENT, "swe_model_encode_batch: text " + std::to_string(i) + " is NULL");
-      }
-      views[i] = swe::capi::View(texts[i].data, texts[i].size);
-      text_bytes += views[i].size();
-    }
-    // A small batch (a few short texts a call, as JS's encode([...]) makes) reuses the thread's encoder.
-    swe::capi::WithEncoder(*model->model, dims, text_bytes,
-                           [&](swe::Encoder& encoder) { encoder.EncodeBatch(views.data(), n, out); });
+    SWE_CHECK_ARG(out != nullptr, "swe_encoder_new: out is NULL");
+    *out = nullptr;
+    SWE_CHECK_ARG(model != nullptr, "swe_encoder_new: model is NULL");
+    auto encoder = std::make_unique<swe_encoder>();
+    encoder->model = model;
+    *out = encoder.release();
     return SWE_OK;
+  });
+}
+
+void swe_encoder_free(swe_encoder* encoder) { delete encoder; }
+
+swe_status swe_encoder_encode_text(swe_encoder* encoder, const char* text, size_t text_size,
+                                   const swe_encode_params* params, float* out, size_t out_capacity,
+                                   uint32_t* out_n_words) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(encoder != nullptr, "swe_encoder_encode_text: encoder is NULL");
+    return swe::capi::EncodeText("swe_encoder_encode_text", encoder->model, encoder, text, text_size, params, out,
+                                 out_capacity, out_n_words);
+  });
+}
+
+swe_status swe_encoder_encode_batch(swe_encoder* encoder, const swe_text* texts, size_t n,
+                                    const swe_encode_params* params, float* out, size_t out_capacity) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(encoder != nullptr, "swe_encoder_encode_batch: encoder is NULL");
+    return swe::capi::EncodeBatch("swe_encoder_encode_batch", encoder->model, encoder, texts, n, params, out,
+                                  out_capacity);
   });
 }
 
@@ -330,7 +385,7 @@ swe_status swe_model_count_known_words(const swe_model* model, const char* text,
     // The encoder's own count, so that 0 here is exactly "encodes to the zero vector".
     const swe::Model& m = *model->model;
     std::vector<float> scratch(m.dims());
-    *out_n_words = swe::capi::WithEncoder(m, m.dims(), text_size, [&](swe::Encoder& encoder) {
+    *out_n_words = swe::capi::WithEncoder(m, nullptr, m.dims(), text_size, [&](swe::Encoder& encoder) {
       return encoder.Encode(swe::capi::View(text, text_size), scratch.data());
     });
     return SWE_OK;
@@ -346,7 +401,7 @@ swe_status swe_model_compute_similarity(const swe_model* model, const char* a, s
     uint32_t dims = 0;
     if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
     std::vector<float> va(dims), vb(dims);
-    swe::capi::WithEncoder(*model->model, dims, std::max(a_size, b_size), [&](swe::Encoder& encoder) {
+    swe::capi::WithEncoder(*model->model, nullptr, dims, std::max(a_size, b_size), [&](swe::Encoder& encoder) {
       encoder.Encode(swe::capi::View(a, a_size), va.data());
       encoder.Encode(swe::capi::View(b, b_size), vb.data());
     });

@@ -72,16 +72,8 @@ swe_text AsText(const std::string& s) { return swe_text{s.data(), s.size()}; }
 extern "C" {
 
 swe_status swe_index_search_batch(const swe_index* index, const float* queries, size_t n_queries, uint32_t query_dims,
-                                  size_t k, float min_score, uint64_t* out_ids, float* out_scores,
-                                  size_t* out_counts) {
-  return swe_index_search_batch_with_params(index, queries, n_queries, query_dims, k, min_score, nullptr, out_ids,
-                                            out_scores, out_counts);
-}
-
-swe_status swe_index_search_batch_with_params(const swe_index* index, const float* queries, size_t n_queries,
-                                              uint32_t query_dims, size_t k, float min_score,
-                                              const swe_search_params* params, uint64_t* out_ids, float* out_scores,
-                                              size_t* out_counts) {
+                                  size_t k, float min_score, const swe_search_params* params, uint64_t* out_ids,
+                                  float* out_scores, size_t* out_counts) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_search_batch: index is NULL");
     SWE_CHECK_ARG(n_queries == 0 || (queries && out_counts), "swe_index_search_batch: NULL queries or counts");

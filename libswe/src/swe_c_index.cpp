@@ -105,13 +105,7 @@ int32_t swe_index_contains(const swe_index* index, uint64_t id) {
 swe_search_params swe_search_default_params(void) { return swe_search_params{0}; }
 
 swe_status swe_index_search(const swe_index* index, const float* query, uint32_t query_dims, size_t k,
-                            uint64_t* out_ids, float* out_scores, size_t* out_n) {
-  return swe_index_search_with_params(index, query, query_dims, k, nullptr, out_ids, out_scores, out_n);
-}
-
-swe_status swe_index_search_with_params(const swe_index* index, const float* query, uint32_t query_dims, size_t k,
-                                        const swe_search_params* params, uint64_t* out_ids, float* out_scores,
-                                        size_t* out_n) {
+                            const swe_search_params* params, uint64_t* out_ids, float* out_scores, size_t* out_n) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && query && out_n, "swe_index_search: NULL index, query or count");
     *out_n = 0;

@@ -1,4 +1,5 @@
-/* swe.h compiled as C (C99, pedantic): the header is valid C and the index works without a model.
+/* swe.h compiled as C (C99, pedantic): the header is valid C and the index works without a model
+ * (searched with and without swe_search_params).
  * Exits 0 on success; prints the failed check otherwise. */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,10 @@ int main(void) {
     CHECK(swe_model_load_from_file("/nonexistent/model.swe", NULL, &model) == SWE_ERR_IO);
     CHECK(model == NULL && strstr(swe_last_error(), "/nonexistent/model.swe") != NULL);
 
+    swe_encoder * encoder = (swe_encoder *)&model; /* any non-NULL value: the failed call sets it to NULL */
+    CHECK(swe_encoder_new(NULL, &encoder) == SWE_ERR_INVALID_ARGUMENT && encoder == NULL);
+    swe_encoder_free(encoder);
+
     swe_index * index = NULL;
     CHECK(swe_index_create(4, SWE_DTYPE_F32, &index) == SWE_OK);
     const uint64_t ids[3] = { 7, 8, 9 };
@@ -34,12 +39,12 @@ int main(void) {
     uint64_t hit_ids[3];
     float hit_scores[3];
     size_t n_hits = 0;
-    CHECK(swe_index_search(index, query, 4, 3, hit_ids, hit_scores, &n_hits) == SWE_OK);
+    CHECK(swe_index_search(index, query, 4, 3, NULL, hit_ids, hit_scores, &n_hits) == SWE_OK);
     CHECK(n_hits == 3 && hit_ids[0] == 8 && fabsf(hit_scores[0] - 1.0f) < 1e-6f);
     CHECK(hit_ids[1] == 9 && fabsf(hit_scores[1] - 0.70710678f) < 1e-5f);
     swe_search_params params = swe_search_default_params();
     params.candidates = 3; /* approximate search, here with every entry a candidate: exact */
-    CHECK(swe_index_search_with_params(index, query, 4, 3, &params, hit_ids, hit_scores, &n_hits) == SWE_OK);
+    CHECK(swe_index_search(index, query, 4, 3, &params, hit_ids, hit_scores, &n_hits) == SWE_OK);
     CHECK(n_hits == 3 && hit_ids[0] == 8 && hit_ids[1] == 9);
 
     uint8_t * bytes = NULL;

@@ -43,7 +43,7 @@ class CApiDocsTest : public CApiTest {
     std::vector<uint64_t> ids(k);
     std::vector<float> scores(k);
     size_t n = 99;
-    EXPECT_EQ(swe_index_search_batch(index, q.data(), 1, kDims, k, min_score, ids.data(), scores.data(), &n), SWE_OK)
+    EXPECT_EQ(swe_index_search_batch(index, q.data(), 1, kDims, k, min_score, nullptr, ids.data(), scores.data(), &n), SWE_OK)
         << swe_last_error();
     std::vector<std::string> out;
     for (size_t i = 0; i < n; ++i) {
@@ -80,9 +80,9 @@ TEST_F(CApiDocsTest, UnknownQueryHasNoHits) {
   uint64_t ids[4];
   float scores[4];
   size_t n = 99;
-  ASSERT_EQ(swe_index_search(index.get(), q.data(), kDims, 4, ids, scores, &n), SWE_OK);
+  ASSERT_EQ(swe_index_search(index.get(), q.data(), kDims, 4, nullptr, ids, scores, &n), SWE_OK);
   EXPECT_EQ(n, 0u);
-  ASSERT_EQ(swe_index_search_batch(index.get(), q.data(), 1, kDims, 4, -INFINITY, ids, scores, &n), SWE_OK);
+  ASSERT_EQ(swe_index_search_batch(index.get(), q.data(), 1, kDims, 4, -INFINITY, nullptr, ids, scores, &n), SWE_OK);
   EXPECT_EQ(n, 0u);
 }
 
@@ -98,7 +98,7 @@ TEST_F(CApiDocsTest, BatchSearchEqualsSingleAndAppliesTheFloor) {
   std::vector<uint64_t> ids(queries.size() * k);
   std::vector<float> scores(queries.size() * k);
   std::vector<size_t> counts(queries.size());
-  ASSERT_EQ(swe_index_search_batch(index.get(), rows.data(), queries.size(), kDims, k, -INFINITY, ids.data(),
+  ASSERT_EQ(swe_index_search_batch(index.get(), rows.data(), queries.size(), kDims, k, -INFINITY, nullptr, ids.data(),
                                    scores.data(), counts.data()),
             SWE_OK);
   EXPECT_EQ(counts[1], 0u);
@@ -106,7 +106,7 @@ TEST_F(CApiDocsTest, BatchSearchEqualsSingleAndAppliesTheFloor) {
     uint64_t one_ids[k];
     float one_scores[k];
     size_t n = 0;
-    ASSERT_EQ(swe_index_search(index.get(), rows.data() + q * kDims, kDims, k, one_ids, one_scores, &n), SWE_OK);
+    ASSERT_EQ(swe_index_search(index.get(), rows.data() + q * kDims, kDims, k, nullptr, one_ids, one_scores, &n), SWE_OK);
     ASSERT_EQ(counts[q], n);
     for (size_t i = 0; i < n; ++i) {
       EXPECT_EQ(ids[q * k + i], one_ids[i]);
@@ -115,14 +115,14 @@ TEST_F(CApiDocsTest, BatchSearchEqualsSingleAndAppliesTheFloor) {
   }
   // A floor between the best and the second score keeps exactly the best hit.
   const float floor = (scores[0] + scores[1]) / 2;
-  ASSERT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims, k, floor, ids.data(), scores.data(),
+  ASSERT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims, k, floor, nullptr, ids.data(), scores.data(),
                                    counts.data()),
             SWE_OK);
   EXPECT_EQ(counts[0], 1u);
-  EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims, k, NAN, ids.data(), scores.data(),
+  EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims, k, NAN, nullptr, ids.data(), scores.data(),
                                    counts.data()),
             SWE_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims + 1, k, 0, ids.data(), scores.data(),
+  EXPECT_EQ(swe_index_search_batch(index.get(), rows.data(), 1, kDims + 1, k, 0, nullptr, ids.data(), scores.data(),
                                    counts.data()),
             SWE_ERR_INVALID_ARGUMENT);
 }
@@ -148,8 +148,7 @@ TEST_F(CApiDocsTest, ApproximateSearchParams) {
   auto search = [&](const swe_search_params* params, std::vector<uint64_t>* out_ids, std::vector<float>* out_scores) {
     out_ids->assign(k, 0), out_scores->assign(k, 0);
     size_t got = 0;
-    const swe_status s = swe_index_search_with_params(index.get(), query, dims, k, params, out_ids->data(),
-                                                      out_scores->data(), &got);
+    const swe_status s = swe_index_search(index.get(), query, dims, k, params, out_ids->data(), out_scores->data(), &got);
     out_ids->resize(got), out_scores->resize(got);
     return s;
   };
@@ -174,7 +173,7 @@ TEST_F(CApiDocsTest, ApproximateSearchParams) {
   std::vector<uint64_t> all_ids(n);
   std::vector<float> all_scores(n);
   size_t all = 0;
-  ASSERT_EQ(swe_index_search(index.get(), query, dims, n, all_ids.data(), all_scores.data(), &all), SWE_OK);
+  ASSERT_EQ(swe_index_search(index.get(), query, dims, n, nullptr, all_ids.data(), all_scores.data(), &all), SWE_OK);
   for (size_t i = 0; i < got_ids.size(); ++i) {
     const size_t at = std::find(all_ids.begin(), all_ids.end(), got_ids[i]) - all_ids.begin();
     ASSERT_LT(at, n);
@@ -191,17 +190,17 @@ TEST_F(CApiDocsTest, ApproximateSearchParams) {
   std::vector<uint64_t> batch_ids(2 * k);
   std::vector<float> batch_scores(2 * k);
   size_t counts[2] = {0, 0};
-  ASSERT_EQ(swe_index_search_batch_with_params(index.get(), query, 2, dims, k, -INFINITY, &params, batch_ids.data(),
-                                               batch_scores.data(), counts), SWE_OK);
+  ASSERT_EQ(swe_index_search_batch(index.get(), query, 2, dims, k, -INFINITY, &params, batch_ids.data(),
+                                   batch_scores.data(), counts), SWE_OK);
   ASSERT_EQ(counts[0], k);
   EXPECT_EQ(std::vector<uint64_t>(batch_ids.begin(), batch_ids.begin() + k), approx_ids);
-  ASSERT_EQ(swe_index_search_batch_with_params(index.get(), query, 1, dims, k, approx_scores[1], &params,
-                                               batch_ids.data(), batch_scores.data(), counts), SWE_OK);
+  ASSERT_EQ(swe_index_search_batch(index.get(), query, 1, dims, k, approx_scores[1], &params, batch_ids.data(),
+                                   batch_scores.data(), counts), SWE_OK);
   EXPECT_GE(counts[0], 2u);
   EXPECT_LT(counts[0], k);
   params.candidates = 3;
-  EXPECT_EQ(swe_index_search_batch_with_params(index.get(), query, 1, dims, k, -INFINITY, &params, batch_ids.data(),
-                                               batch_scores.data(), counts), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search_batch(index.get(), query, 1, dims, k, -INFINITY, &params, batch_ids.data(),
+                                   batch_scores.data(), counts), SWE_ERR_INVALID_ARGUMENT);
 }
 
 TEST_F(CApiDocsTest, DocumentsGetFindRemoveIds) {

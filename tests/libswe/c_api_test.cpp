@@ -427,14 +427,14 @@ TEST_F(CApiTest, IndexSearchRemoveContains) {
     uint64_t ids[8];
     float scores[8];
     size_t n = 0;
-    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 8, ids, scores, &n), SWE_OK) << swe_last_error();
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 8, nullptr, ids, scores, &n), SWE_OK) << swe_last_error();
     ASSERT_EQ(n, 4u);
     EXPECT_EQ(ids[0], 101u);
     EXPECT_NEAR(scores[0], 1.0f, dtype == SWE_DTYPE_INT8 ? 2e-2 : 1e-5);
     for (size_t i = 1; i < n; ++i) EXPECT_GE(scores[i - 1], scores[i]);
-    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 2, ids, scores, &n), SWE_OK);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 2, nullptr, ids, scores, &n), SWE_OK);
     EXPECT_EQ(n, 2u);
-    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 0, nullptr, nullptr, &n), SWE_OK);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 0, nullptr, nullptr, nullptr, &n), SWE_OK);
     EXPECT_EQ(n, 0u);
 
     EXPECT_EQ(swe_index_remove(index.get(), 101), SWE_OK);
@@ -442,7 +442,7 @@ TEST_F(CApiTest, IndexSearchRemoveContains) {
     EXPECT_EQ(swe_index_contains(index.get(), 101), 0);
     EXPECT_EQ(swe_index_remove(index.get(), 101), SWE_ERR_NOT_FOUND);
     EXPECT_STRNE(swe_last_error(), "");
-    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 8, ids, scores, &n), SWE_OK);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 8, nullptr, ids, scores, &n), SWE_OK);
     EXPECT_EQ(n, 3u);
     for (size_t i = 0; i < n; ++i) EXPECT_NE(ids[i], 101u);
 
@@ -450,7 +450,7 @@ TEST_F(CApiTest, IndexSearchRemoveContains) {
     uint64_t id = 100;
     ASSERT_EQ(swe_index_add(index.get(), &id, query.data(), 1), SWE_OK);
     EXPECT_EQ(swe_index_get_size(index.get()), 3u);
-    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 1, ids, scores, &n), SWE_OK);
+    ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 1, nullptr, ids, scores, &n), SWE_OK);
     EXPECT_EQ(ids[0], 100u);
   }
 }
@@ -484,18 +484,18 @@ TEST_F(CApiTest, IndexRejectsBadArguments) {
   uint64_t ids[4];
   float scores[4];
   size_t n = 9;
-  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims - 1, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims - 1, 4, nullptr, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(n, 0u);
   EXPECT_NE(std::string(swe_last_error()).find("dimensions"), std::string::npos);
-  EXPECT_EQ(swe_index_search(index.get(), nullptr, kDims, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, nullptr, scores, &n), SWE_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, ids, scores, nullptr), SWE_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(swe_index_search(nullptr, query.data(), kDims, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), nullptr, kDims, 4, nullptr, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, nullptr, nullptr, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, nullptr, ids, scores, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(nullptr, query.data(), kDims, 4, nullptr, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
   query[0] = INFINITY;
-  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, nullptr, ids, scores, &n), SWE_ERR_INVALID_ARGUMENT);
   // A huge k on a small index writes only the hits there are, or fails cleanly: never throws or crashes.
   query = Encode(kTexts[0]);
-  swe_status s = swe_index_search(index.get(), query.data(), kDims, SIZE_MAX, ids, scores, &n);
+  swe_status s = swe_index_search(index.get(), query.data(), kDims, SIZE_MAX, nullptr, ids, scores, &n);
   if (s == SWE_OK) {
     EXPECT_EQ(n, 4u);
   } else {
@@ -522,8 +522,8 @@ TEST_F(CApiTest, IndexSaveAndLoad) {
   uint64_t ids_a[4], ids_b[4];
   float scores_a[4], scores_b[4];
   size_t na = 0, nb = 0;
-  ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, ids_a, scores_a, &na), SWE_OK);
-  ASSERT_EQ(swe_index_search(loaded.get(), query.data(), kDims, 4, ids_b, scores_b, &nb), SWE_OK);
+  ASSERT_EQ(swe_index_search(index.get(), query.data(), kDims, 4, nullptr, ids_a, scores_a, &na), SWE_OK);
+  ASSERT_EQ(swe_index_search(loaded.get(), query.data(), kDims, 4, nullptr, ids_b, scores_b, &nb), SWE_OK);
   ASSERT_EQ(na, nb);
   for (size_t i = 0; i < na; ++i) {
     EXPECT_EQ(ids_a[i], ids_b[i]);

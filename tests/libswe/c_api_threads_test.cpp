@@ -1,8 +1,9 @@
 // The C API's thread-safety promise (swe.h): one loaded model and one index, used from many threads at
 // once through every read-only call (encode, batch, similarity, analyze, info, search, contains,
-// check, save, approximate search), give the single-threaded results bit for bit; the threads share a
-// freshly loaded index, so its binary codes are built by whichever approximate search comes first. In the ThreadSanitizer build (preset
-// "tsan", run by scripts/test.sh) the same test also proves the calls free of data races.
+// check, save, approximate search; each thread's own swe_encoder too), give the single-threaded
+// results bit for bit; the threads share a freshly loaded index, so its binary codes are built by
+// whichever approximate search comes first. In the ThreadSanitizer build (preset "tsan", run by
+// scripts/test.sh) the same test also proves the calls free of data races.
 #include "swe.h"
 
 #include <gtest/gtest.h>
@@ -58,14 +59,14 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
     if (swe_model_encode_text(model, t.data(), t.size(), nullptr, r->vectors[i].data(), kDims, nullptr) != SWE_OK) return false;
     if (std::memcmp(r->vectors[i].data(), batch_out.data() + i * kDims, kDims * sizeof(float)) != 0) return false;
     size_t hits = 0;
-    if (swe_index_search(index, r->vectors[i].data(), kDims, 5, r->hit_ids[i].data(), r->hit_scores[i].data(), &hits) !=
-        SWE_OK) {
+    if (swe_index_search(index, r->vectors[i].data(), kDims, 5, nullptr, r->hit_ids[i].data(),
+                         r->hit_scores[i].data(), &hits) != SWE_OK) {
       return false;
     }
     r->hit_ids[i].resize(hits), r->hit_scores[i].resize(hits);
     swe_search_params params = swe_search_default_params();
     params.candidates = 4;
-    if (swe_index_search_with_params(index, r->vectors[i].data(), kDims, 3, &params, r->binary_ids[i].data(),
+    if (swe_index_search(index, r->vectors[i].data(), kDims, 3, &params, r->binary_ids[i].data(),
                                      r->binary_scores[i].data(), &hits) != SWE_OK) {
       return false;
     }
@@ -77,6 +78,19 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
       return false;
     }
   }
+  // An encoder of this thread's own (swe_encoder): the same vectors, one by one and as a batch.
+  swe_encoder* encoder = nullptr;
+  if (swe_encoder_new(model, &encoder) != SWE_OK) return false;
+  bool same = swe_encoder_encode_batch(encoder, batch.data(), n, nullptr, batch_out.data(), batch_out.size()) == SWE_OK;
+  for (size_t i = 0; i < n && same; ++i) {
+    std::vector<float> v(kDims);
+    same = swe_encoder_encode_text(encoder, kTexts[i].data(), kTexts[i].size(), nullptr, v.data(), kDims, nullptr) ==
+               SWE_OK &&
+           std::memcmp(v.data(), r->vectors[i].data(), kDims * sizeof(float)) == 0 &&
+           std::memcmp(v.data(), batch_out.data() + i * kDims, kDims * sizeof(float)) == 0;
+  }
+  swe_encoder_free(encoder);
+  if (!same) return false;
   r->info = swe_model_get_info_json(model);
   if (swe_index_check_model(index, model) != SWE_OK || swe_index_get_size(index) != n) return false;
   if (swe_index_contains(index, 3) != 1 || swe_index_contains(index, 999) != 0) return false;
@@ -163,7 +177,7 @@ TEST(CApiThreadsBinary, FirstApproximateSearchFromManyThreadsAtOnce) {
     out->assign(k, 0);
     std::vector<float> scores(k);
     size_t got = 0;
-    return swe_index_search_with_params(index, rows.data() + t * dims, dims, k, &params, out->data(), scores.data(),
+    return swe_index_search(index, rows.data() + t * dims, dims, k, &params, out->data(), scores.data(),
                                         &got) == SWE_OK && got == k;
   };
   std::vector<std::vector<uint64_t>> expected(kThreads), got(kThreads);
