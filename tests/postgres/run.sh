@@ -77,8 +77,7 @@ fi
 
 echo "== vectors byte-identical to swe encode"
 "$swe" encode "$models/$model_name" "$texts" -o "$tmp/native.npy" 2>/dev/null
-native=$(/usr/bin/python3 -c 'import hashlib, sys, numpy
-print(hashlib.sha256(numpy.load(sys.argv[1]).astype(">f4").tobytes()).hexdigest())' "$tmp/native.npy")
+native=$(/usr/bin/python3 tests/postgres/npy_sha256.py "$tmp/native.npy")
 psql_main -d postgres -c "CREATE EXTENSION swe" \
   -c "CREATE TABLE texts (id int PRIMARY KEY, body text)" \
   -c "COPY texts FROM '$tmp/texts.copy' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')"
@@ -113,4 +112,12 @@ for data in "${clusters[@]}"; do
     echo "FAIL: a backend crashed ($data/server.log)" >&2; exit 1
   fi
 done
+
+# The release tarball (scripts/release.sh, which scripts/test.sh runs first), installed alone.
+tarball=dist/swe-postgres-$(head -n1 VERSION)-pg15-linux-$(uname -m).tar.gz
+if [ -f "$tarball" ]; then
+  SWE=$swe bash tests/postgres/check_tarball.sh "$tarball"
+else
+  echo "tarball check skipped: $tarball is missing (scripts/release.sh writes it)"
+fi
 echo "postgres tests passed"
