@@ -49,9 +49,8 @@ for c in main shard1 shard2; do
   clusters+=("$tmp/$c")
 done
 sql() {  # CLUSTER SQL...: runs the statements in one session, prints their output
-  local c=$1; shift
-  local args=()
-  for s in "$@"; do args+=(-c "$s"); done
+  local c=$1 statement args=(); shift
+  for statement in "$@"; do args+=(-c "$statement"); done
   as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$tmp/sock-$c" -p 55432 -U postgres -d postgres -At "${args[@]}"
 }
 ms() {  # CLUSTER [SETTING...] QUERY: milliseconds the query took (model already loaded in the session)
@@ -59,6 +58,12 @@ ms() {  # CLUSTER [SETTING...] QUERY: milliseconds the query took (model already
   local settings=("${@:1:$#-1}") query=${*: -1}
   sql "$c" "SELECT swe.known_words('$model_name', 'warm up')" "${settings[@]}" '\timing on' "$query" |
     sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n 1
+}
+cpu_ms() {  # CLUSTER QUERY: CPU milliseconds the backend spent on the query (utime + stime, 10 ms ticks)
+  local ticks="SELECT 'cpu ' || (string_to_array(pg_read_file('/proc/self/stat'), ' '))[14]::bigint
+                                + (string_to_array(pg_read_file('/proc/self/stat'), ' '))[15]::bigint"
+  sql "$1" "SELECT swe.known_words('$model_name', 'warm up')" "$ticks" "$2" "$ticks" |
+    sed -n 's/^cpu //p' | awk 'NR == 1 { a = $1 } NR == 2 { print ($1 - a) * 1000 / '"$(getconf CLK_TCK)"' }'
 }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 json() { echo "{\"bench\": \"postgres\", \"what\": \"$1\", \"rows\": $2, \"ms\": $3}"; }
@@ -70,13 +75,20 @@ sql main "CREATE TABLE texts (id int PRIMARY KEY, body text)" \
 
 # ---- encode: one backend vs swe encode --------------------------------------------------------------
 encode_query="SELECT sum(array_length(swe.embed('$model_name', body), 1)) FROM texts WHERE id <= $n_encode"
-t0=$(now_ms); "$swe" encode "$tmp/models/$model_name" "$tmp/encode.txt" -o "$tmp/encode.npy" 2>/dev/null; t1=$(now_ms)
+TIMEFORMAT='%U %S'
+t0=$(now_ms)
+native_cpu=$( { time "$swe" encode "$tmp/models/$model_name" "$tmp/encode.txt" -o "$tmp/encode.npy" 2>/dev/null; } 2>&1 |
+  awk '{ printf "%d", ($1 + $2) * 1000 }')
+t1=$(now_ms)
 native_encode=$(( t1 - t0 ))
 sql_encode=$(ms main "$encode_query")
+sql_cpu=$(cpu_ms main "$encode_query")
 batch_encode=$(ms main "SELECT count(*) FROM (SELECT array_agg(body) a FROM texts WHERE id <= $n_encode
   GROUP BY (id - 1) / 10000) g, swe.embed('$model_name', g.a)")
 json "swe encode (native)" "$n_encode" "$native_encode"
 json "swe.embed, one backend" "$n_encode" "$sql_encode"
+json "swe encode (native), CPU" "$n_encode" "$native_cpu"
+json "swe.embed, one backend, CPU" "$n_encode" "$sql_cpu"
 json "swe.embed(text[]), one backend" "$n_encode" "$batch_encode"
 
 # ---- workers: one backend vs two parallel workers ---------------------------------------------------
@@ -139,6 +151,7 @@ json "top-10 on two shards via postgres_fdw (async)" "$n_sharded" "$two_shards"
 
 echo "ratios (higher is better for the first of each pair):"
 echo "  swe.embed one backend / swe encode, rows per second: $(ratio "$native_encode" "$sql_encode")"
+echo "  swe.embed one backend / swe encode, rows per CPU second: $(ratio "$native_cpu" "$sql_cpu")"
 echo "  swe.embed(text[]) one backend / swe encode, rows per second: $(ratio "$native_encode" "$batch_encode")"
 echo "  two workers / one backend, rows per second: $(ratio "$sql_encode" "$sql_workers")"
 echo "  native index / sequential scan, top-10 query time: $(ratio "$seq_search" "$native_search") (the scan is that many times slower)"
