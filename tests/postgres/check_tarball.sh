@@ -8,10 +8,7 @@ source tests/postgres/lib.sh
 tarball=$(realpath "$1")
 swe=${SWE:-build/native/bin/swe}
 model_name=swe-en-use-lite-large-para.swe
-tmp=$(mktemp -d /tmp/swe-pg-tarball.XXXXXX)
-trap 'pg_stop "$bin" "$tmp/data"; rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"
-bin=$(pg_tree_create "$tmp/install")
+pg_setup swe-pg-tarball
 tar -C "$tmp" -xzf "$tarball"
 unpacked=$(echo "$tmp"/swe-postgres-*)
 pg_tree_install "$bin" "$unpacked/lib/swe.so" "$unpacked"/extension/*

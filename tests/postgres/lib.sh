@@ -4,6 +4,22 @@
 # complete installation that the system's does not see; nothing is written outside $SWE_PG_TMP.
 PG_SYSTEM_BIN=${PG_SYSTEM_BIN:-/usr/lib/postgresql/15/bin}
 
+# pg_setup NAME: a temporary directory $tmp (/tmp/NAME.XXXXXX) with a private installation whose
+# programs are in $bin; on exit the clusters pg_start started are stopped and $tmp is removed.
+pg_setup() {
+  tmp=$(mktemp -d "/tmp/$1.XXXXXX")
+  clusters=()
+  trap pg_cleanup EXIT
+  chmod 755 "$tmp"
+  bin=$(pg_tree_create "$tmp/install")
+}
+
+pg_cleanup() {
+  local data
+  for data in "${clusters[@]}"; do pg_stop "$bin" "$data"; done
+  rm -rf "$tmp"
+}
+
 as_pg() {  # the server refuses to run as root
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
@@ -29,7 +45,8 @@ pg_tree_install() {
   cp "$@" "$("$bin/pg_config" --sharedir)/extension/"
 }
 
-# pg_start BIN DATA SOCKDIR PORT MODELDIR [SETTING...]: initdb (UTF8, C locale) and start a cluster.
+# pg_start BIN DATA SOCKDIR PORT MODELDIR [SETTING...]: initdb (UTF8, C locale) and start a cluster
+# (added to $clusters, which pg_cleanup stops).
 pg_start() {
   local bin=$1 data=$2 sock=$3 port=$4 models=$5; shift 5
   as_pg "$bin/initdb" -D "$data" -U postgres -A trust -E UTF8 --locale=C >/dev/null
@@ -43,6 +60,7 @@ pg_start() {
     echo "max_connections = 30"
     for setting in "$@"; do echo "$setting"; done
   } >>"$data/postgresql.conf"
+  clusters+=("$data")
   as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start >/dev/null
 }
 

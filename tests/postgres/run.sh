@@ -18,15 +18,7 @@ ext=$build/postgres
 swe=$build/bin/swe
 model_name=swe-en-use-lite-large-para.swe
 
-tmp=$(mktemp -d /tmp/swe-pg.XXXXXX)
-clusters=()
-cleanup() {
-  for data in "${clusters[@]}"; do pg_stop "$bin" "$data"; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-chmod 755 "$tmp"
-bin=$(pg_tree_create "$tmp/install")
+pg_setup swe-pg
 pg_tree_install "$bin" "$ext/swe.so" "$ext/swe.control" "$ext"/swe--*.sql
 
 # The model directory: the default model, a link inside it, and what must be refused.
@@ -52,14 +44,12 @@ chown -R postgres "$tmp"
 sock=$tmp/sock && mkdir -p "$sock" && chown postgres "$sock"
 main=$tmp/main
 pg_start "$bin" "$main" "$sock" 55432 "$models"
-clusters+=("$main")
 psql_main() { as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -p 55432 -U postgres -At "$@"; }
 
 # Shards for the scale-out suite: the extension and an empty docs table on each.
 for shard in 1 2; do
   mkdir -p "$tmp/sock$shard" && chown postgres "$tmp/sock$shard"
   pg_start "$bin" "$tmp/shard$shard" "$tmp/sock$shard" 55432 "$models"
-  clusters+=("$tmp/shard$shard")
   as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$tmp/sock$shard" -p 55432 -U postgres -d postgres \
     -c "CREATE EXTENSION swe" -c "CREATE TABLE docs (id int PRIMARY KEY, body text, emb real[])"
 done
