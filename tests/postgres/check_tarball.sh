@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the extension from its release tarball alone (lib/swe.so, extension/*) into a private copy
+# Installs the extension from its release tarball alone (lib/*, extension/*) into a private copy
 # of PostgreSQL 15, starts a server and checks that swe.embed gives the bytes `swe encode` gives.
 # usage: check_tarball.sh dist/swe-postgres-VERSION-pg15-linux-ARCH.tar.gz   (env: SWE, the swe program)
 set -euo pipefail
@@ -12,6 +12,15 @@ pg_setup swe-pg-tarball
 tar -C "$tmp" -xzf "$tarball"
 unpacked=$(echo "$tmp"/swe-postgres-*)
 pg_tree_install "$bin" "$unpacked/lib/swe.so" "$unpacked"/extension/*
+libdir=$("$bin/pg_config" --pkglibdir)
+cp -r "$unpacked/lib/swe-libs" "$libdir/"
+# Cap'n Proto comes from the tarball (swe.so's RPATH), not from the system.
+ldd "$libdir/swe.so" >"$tmp/ldd.txt"
+grep -E "libcapnp|libkj" "$tmp/ldd.txt"
+for lib in libcapnp libkj; do
+  grep -q "$lib-[0-9.]*\.so => $libdir/swe-libs/" "$tmp/ldd.txt" ||
+    { echo "FAIL: swe.so does not load $lib from the tarball's swe-libs/" >&2; exit 1; }
+done
 mkdir -p "$tmp/models" "$tmp/sock"
 cp "models/$model_name" "$tmp/models/"
 chown -R postgres "$tmp"
