@@ -14,7 +14,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
-#include "utils/tuplestore.h"
 #include "utils/varbit.h"
 
 #include "models.h"
@@ -119,20 +118,22 @@ swe_embed(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(embed_one(model, PG_GETARG_TEXT_PP(1)));
 }
 
-/* swe.embed(model, text[]): one vector per element, in order, through the library's batch path. */
-PG_FUNCTION_INFO_V1(swe_embed_batch);
-Datum
-swe_embed_batch(PG_FUNCTION_ARGS)
+/* The vectors of one swe.embed(model, text[]) call, returned one per call (value-per-call: no
+ * tuplestore, which would spill 10,000 vectors to a temporary file). */
+typedef struct BatchVectors
 {
-	const swe_model *model = swe_pg_get_model(PG_GETARG_TEXT_PP(0));
-	ArrayType  *inputs = PG_GETARG_ARRAYTYPE_P(1);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	uint32_t	dims = swe_model_get_encode_dims(model, NULL);
+	uint32_t	dims;
+	float	   *vectors;		/* n * dims */
+} BatchVectors;
+
+static BatchVectors *
+embed_batch(const swe_model *model, ArrayType *inputs, int *n_out)
+{
+	BatchVectors *batch = palloc(sizeof(BatchVectors));
 	Datum	   *elements;
 	bool	   *nulls;
 	int			n;
 	swe_text   *texts;
-	float	   *vectors;
 
 	if (ARR_NDIM(inputs) > 1)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -142,7 +143,6 @@ swe_embed_batch(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						errmsg("swe: an array of %d texts exceeds the limit of %d", n, MAX_BATCH_TEXTS),
 						errhint("Embed a column row by row with swe.embed(model, column), or split the array.")));
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	deconstruct_array(inputs, TEXTOID, -1, false, TYPALIGN_INT, &elements, &nulls, &n);
 	texts = palloc(sizeof(swe_text) * (Size) Max(n, 1));
 	for (int i = 0; i < n; i++)
@@ -152,29 +152,53 @@ swe_embed_batch(PG_FUNCTION_ARGS)
 							errmsg("swe: element %d of the texts is NULL", i + 1)));
 		texts[i].data = utf8_of(DatumGetTextPP(elements[i]), &texts[i].size);
 	}
-	vectors = palloc(sizeof(float) * (Size) dims * ENCODE_CHUNK);
+	batch->dims = swe_model_get_encode_dims(model, NULL);
+	batch->vectors = palloc(sizeof(float) * (Size) batch->dims * (Size) Max(n, 1));
 	for (int first = 0; first < n; first += ENCODE_CHUNK)
 	{
 		int			count = Min(ENCODE_CHUNK, n - first);
+		float	   *out = batch->vectors + (Size) first * batch->dims;
 		swe_status	status;
 
 		CHECK_FOR_INTERRUPTS();
-		status = swe_model_encode_batch(model, texts + first, (size_t) count, NULL, vectors,
-										(size_t) dims * ENCODE_CHUNK);
+		status = swe_model_encode_batch(model, texts + first, (size_t) count, NULL, out,
+										(size_t) count * batch->dims);
 		if (status != SWE_OK)
 			swe_pg_raise(status, "embed");
-		for (int i = 0; i < count; i++)
-		{
-			ArrayType  *row = new_float4_array(dims);
-			Datum		value = PointerGetDatum(row);
-			bool		null = false;
-
-			memcpy(ARR_DATA_PTR(row), vectors + (Size) i * dims, sizeof(float) * dims);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &null);
-			pfree(row);
-		}
 	}
-	return (Datum) 0;
+	*n_out = n;
+	return batch;
+}
+
+/* swe.embed(model, text[]): one vector per element, in order, through the library's batch path. */
+PG_FUNCTION_INFO_V1(swe_embed_batch);
+Datum
+swe_embed_batch(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	BatchVectors *batch;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext old;
+		int			n;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		funcctx->user_fctx = embed_batch(swe_pg_get_model(PG_GETARG_TEXT_PP(0)), PG_GETARG_ARRAYTYPE_P(1), &n);
+		funcctx->max_calls = (uint64) n;
+		MemoryContextSwitchTo(old);
+	}
+	funcctx = SRF_PERCALL_SETUP();
+	batch = funcctx->user_fctx;
+	if (funcctx->call_cntr < funcctx->max_calls)
+	{
+		ArrayType  *row = new_float4_array(batch->dims);
+
+		memcpy(ARR_DATA_PTR(row), batch->vectors + funcctx->call_cntr * batch->dims, sizeof(float) * batch->dims);
+		SRF_RETURN_NEXT(funcctx, PointerGetDatum(row));
+	}
+	SRF_RETURN_DONE(funcctx);
 }
 
 /* Cosine similarity of two real[] of equal length (0 when either is the zero vector). */
