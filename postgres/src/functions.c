@@ -66,7 +66,7 @@ static ArrayType *
 new_float4_array(uint32_t dims)
 {
 	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(float4) * (Size) dims;
-	ArrayType  *array = palloc0(nbytes);
+	ArrayType  *array = palloc(nbytes);	/* the header is set below, the data by the caller */
 
 	SET_VARSIZE(array, nbytes);
 	array->ndim = 1;

@@ -245,11 +245,19 @@ look_again(LoadedModel *m)
 const swe_model *
 swe_pg_get_model(const text *name_text)
 {
-	char	   *name = checked_name(name_text);
 	const char *dir = model_dir ? model_dir : "";
 	TimestampTz now = GetCurrentStatementStartTimestamp();
+	char	   *name;
 	LoadedModel *m;
 
+	/* Per row: the model the last call used, already looked at in this statement. */
+	m = loaded_models;
+	if (m != NULL && m->checked_at == now && m->replaced_by[0] == '\0' &&
+		strlen(m->name) == VARSIZE_ANY_EXHDR(name_text) &&
+		memcmp(m->name, VARDATA_ANY(name_text), VARSIZE_ANY_EXHDR(name_text)) == 0 && strcmp(m->dir, dir) == 0)
+		return m->model;
+
+	name = checked_name(name_text);
 	for (m = loaded_models; m != NULL; m = m->next)
 		if (strcmp(m->name, name) == 0 && strcmp(m->dir, dir) == 0)
 			break;
@@ -273,6 +281,16 @@ swe_pg_get_model(const text *name_text)
 	{
 		look_again(m);
 		m->checked_at = now;
+	}
+	if (m != loaded_models)		/* to the front: the next call's fast path */
+	{
+		LoadedModel *p;
+
+		for (p = loaded_models; p->next != m; p = p->next)
+			;
+		p->next = m->next;
+		m->next = loaded_models;
+		loaded_models = m;
 	}
 	if (m->replaced_by[0] != '\0')
 		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
