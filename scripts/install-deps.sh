@@ -12,8 +12,9 @@ native=(build-essential cmake ca-certificates pkg-config
 rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
-      chromium fonts-noto-cjk)  # the web demo's browser test (driven by npm playwright-core, web-demo/test/;
+      chromium fonts-noto-cjk  # the web demo's browser test (driven by npm playwright-core, web-demo/test/;
                                # the CJK font so that its screenshots show Japanese and Chinese)
+      postgresql-15 postgresql-server-dev-15)  # the PostgreSQL extension and its tests (tests/postgres)
 case "${1:-}" in
   --native) packages=("${native[@]}") ;;
   "") packages=("${native[@]}" "${rest[@]}") ;;

@@ -2,6 +2,10 @@
 # Builds the release artifacts into dist/ (ignored by git):
 #   dist/swe-VERSION-linux-ARCH.tar.gz   the swe program, libswe.so and libswe.a (core included), swe.h,
 #                                        lib/pkgconfig/swe.pc and lib/cmake/swe (find_package(swe))
+#   dist/swe-postgres-VERSION-pg15-linux-ARCH.tar.gz   the PostgreSQL extension (lib/swe.so and
+#                                        lib/swe-libs/: Cap'n Proto's runtime; extension/swe.control and
+#                                        its SQL script), where pg_config is installed (docs/POSTGRES.md;
+#                                        tests/postgres/check_tarball.sh)
 #   the npm packages, from js/scripts/release.sh when this checkout has it.
 # The native build needs only scripts/install-deps.sh --native; the tarball's programs link Cap'n Proto
 # and zstd dynamically (Debian: libcapnp-0.9.2, libzstd1). tests/release/check.sh tests the tarball.
@@ -31,6 +35,20 @@ ranlib "$stage/lib/libswe.a"
 tar -C dist/stage -czf "dist/$name.tar.gz" "$name"
 rm -rf dist/stage
 echo "dist/$name.tar.gz"
+if [ -f "$build/postgres/swe.control" ]; then  # configured only where pg_config is installed
+  cmake --build "$build" --target swe_postgres -j"$(nproc)" >/dev/null
+  pg_config=$(sed -n 's/^SWE_PG_CONFIG:FILEPATH=//p' "$build/CMakeCache.txt")  # the one the build used
+  pg_name=swe-postgres-$version-pg$("$pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')-linux-$(uname -m)
+  mkdir -p "dist/stage/$pg_name/lib" "dist/stage/$pg_name/extension"
+  strip --strip-unneeded -o "dist/stage/$pg_name/lib/swe.so" "$build/postgres/swe.so"
+  # Cap'n Proto's runtime beside it (swe.so's RPATH: $ORIGIN/swe-libs; postgres/CMakeLists.txt says why)
+  mkdir -p "dist/stage/$pg_name/lib/swe-libs"
+  cp -L $(ldd "$build/postgres/swe.so" | awk '/libcapnp|libkj/ { print $3 }') "dist/stage/$pg_name/lib/swe-libs/"
+  cp "$build/postgres/swe.control" "$build/postgres/swe--$version.sql" "dist/stage/$pg_name/extension/"
+  tar -C dist/stage -czf "dist/$pg_name.tar.gz" "$pg_name"
+  rm -rf dist/stage
+  echo "dist/$pg_name.tar.gz"
+fi
 if [ -f js/scripts/release.sh ]; then
   bash js/scripts/release.sh dist/
 fi

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Benchmarks of the PostgreSQL extension, each against its reference measured in the same run (the
+# machine is shared: compare ratios, not absolute numbers). Prints one JSON line per measurement and
+# the ratios. Servers: private PostgreSQL 15 clusters on Unix sockets in a temporary directory
+# (tests/postgres/lib.sh); the extension from the native build.
+#   encode   rows embedded per second by one backend (swe.embed over a table) vs `swe encode` on the
+#            same texts; the batch form (arrays of 10,000) too
+#   workers  one backend vs two parallel workers (plus the leader) on the same query
+#   search   top-10 by a sequential scan (swe.similarity over stored real[]) vs the native exact
+#            search (`swe search`, f32 in memory) over the same vectors: per-query time
+#   shards   via postgres_fdw, all rows on one shard vs split over two: embedding (UPDATE) and top-10
+#            (each shard its top 10, both at once, merged on the coordinator)
+# usage: bench/postgres_bench.sh [N_ENCODE] [N_STORED] [N_SHARDED]   (defaults 200000 1000000 200000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tests/postgres/lib.sh
+n_encode=${1:-200000}
+n_stored=${2:-1000000}
+n_sharded=${3:-200000}
+build=${SWE_BUILD_DIR:-build/native}
+cmake --build "$build" --target swe_postgres swe_cli -j"$(nproc)" >/dev/null
+swe=$build/bin/swe
+model_name=swe-en-use-lite-large-para.swe
+query='a man is playing a guitar'
+
+pg_setup swe-pg-bench
+pg_tree_install "$bin" "$build/postgres/swe.so" "$build/postgres/swe.control" "$build/postgres"/swe--*.sql
+mkdir -p "$tmp/models"
+cp "models/$model_name" "$tmp/models/"
+n_max=$(( n_encode > n_stored ? n_encode : n_stored ))
+{ zstd -dc ../shared/data/train/en-sentences.txt.zst | head -n "$n_max" >"$tmp/all.txt"; } || true
+head -n "$n_encode" "$tmp/all.txt" >"$tmp/encode.txt"
+head -n "$n_stored" "$tmp/all.txt" >"$tmp/stored.txt"
+awk '{ printf "%d\x1f%s\n", NR, $0 }' "$tmp/all.txt" >"$tmp/all.copy"
+chown -R postgres "$tmp"
+
+settings=("max_parallel_workers_per_gather = 0" "shared_buffers = 1GB" "max_wal_size = 4GB"
+          "synchronous_commit = off" "jit = off")
+for c in main shard1 shard2; do
+  mkdir -p "$tmp/sock-$c" && chown postgres "$tmp/sock-$c"
+  pg_start "$bin" "$tmp/$c" "$tmp/sock-$c" 55432 "$tmp/models" "${settings[@]}"
+done
+sql() {  # CLUSTER SQL...: runs the statements in one session, prints their output
+  local c=$1 statement args=(); shift
+  for statement in "$@"; do args+=(-c "$statement"); done
+  as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$tmp/sock-$c" -p 55432 -U postgres -d postgres -At "${args[@]}"
+}
+ms() {  # CLUSTER [SETTING...] QUERY: milliseconds the query took (model already loaded in the session)
+  local c=$1; shift
+  local settings=("${@:1:$#-1}") query=${*: -1}
+  sql "$c" "SELECT swe.known_words('$model_name', 'warm up')" "${settings[@]}" '\timing on' "$query" |
+    sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n 1
+}
+cpu_ms() {  # CLUSTER QUERY: CPU milliseconds the backend spent on the query (utime + stime, 10 ms ticks)
+  local ticks="SELECT 'cpu ' || (string_to_array(pg_read_file('/proc/self/stat'), ' '))[14]::bigint
+                                + (string_to_array(pg_read_file('/proc/self/stat'), ' '))[15]::bigint"
+  sql "$1" "SELECT swe.known_words('$model_name', 'warm up')" "$ticks" "$2" "$ticks" |
+    sed -n 's/^cpu //p' | awk 'NR == 1 { a = $1 } NR == 2 { print ($1 - a) * 1000 / '"$(getconf CLK_TCK)"' }'
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+json() { echo "{\"bench\": \"postgres\", \"what\": \"$1\", \"rows\": $2, \"ms\": $3}"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+for c in main shard1 shard2; do sql "$c" "CREATE EXTENSION swe"; done
+sql main "CREATE TABLE texts (id int PRIMARY KEY, body text)" \
+  "COPY texts FROM '$tmp/all.copy' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')" "VACUUM ANALYZE texts"
+
+# ---- encode: one backend vs swe encode --------------------------------------------------------------
+encode_query="SELECT sum(array_length(swe.embed('$model_name', body), 1)) FROM texts WHERE id <= $n_encode"
+# Three rounds, native and SQL alternating; the median of each (the machine is shared). Neither side
+# writes its vectors anywhere: swe encode to /dev/null, the query sums their lengths.
+TIMEFORMAT='%U %S'
+median() { sort -n | sed -n 2p; }
+sql main "CREATE TABLE batches AS SELECT array_agg(body ORDER BY id) a FROM texts WHERE id <= $n_encode
+  GROUP BY (id - 1) / 10000"
+native_walls=(); native_cpus=(); sql_walls=(); sql_cpus=(); batch_walls=()
+for _ in 1 2 3; do
+  t0=$(now_ms)
+  native_cpus+=("$( { time "$swe" encode "$tmp/models/$model_name" "$tmp/encode.txt" -o /dev/null \
+    --format npy 2>"$tmp/swe.log"; } 2>&1 | awk '{ printf "%d", ($1 + $2) * 1000 }')")
+  t1=$(now_ms)
+  native_walls+=($(( t1 - t0 )))
+  sql_walls+=("$(ms main "$encode_query")")
+  sql_cpus+=("$(cpu_ms main "$encode_query")")
+  # In the select list: a set-returning function in FROM is first written to a tuplestore (work_mem).
+  batch_walls+=("$(ms main "SELECT count(v) FROM (SELECT swe.embed('$model_name', a) v FROM batches) s")")
+done
+native_encode=$(printf '%s\n' "${native_walls[@]}" | median)
+native_cpu=$(printf '%s\n' "${native_cpus[@]}" | median)
+sql_encode=$(printf '%s\n' "${sql_walls[@]}" | median)
+sql_cpu=$(printf '%s\n' "${sql_cpus[@]}" | median)
+batch_encode=$(printf '%s\n' "${batch_walls[@]}" | median)
+json "swe encode (native)" "$n_encode" "$native_encode"
+json "swe.embed, one backend" "$n_encode" "$sql_encode"
+json "swe encode (native), CPU" "$n_encode" "$native_cpu"
+json "swe.embed, one backend, CPU" "$n_encode" "$sql_cpu"
+json "swe.embed(text[]), one backend" "$n_encode" "$batch_encode"
+
+# ---- workers: one backend vs two parallel workers ---------------------------------------------------
+parallel=("SET max_parallel_workers_per_gather = 2" "SET parallel_setup_cost = 0" "SET parallel_tuple_cost = 0")
+sql_workers=$(ms main "${parallel[@]}" "$encode_query")
+json "swe.embed, 2 workers + leader" "$n_encode" "$sql_workers"
+
+# ---- search: sequential scan over stored vectors vs the native index ---------------------------------
+sql main "CREATE TABLE stored AS SELECT id, swe.embed('$model_name', body) emb FROM texts WHERE id <= $n_stored" \
+  "VACUUM ANALYZE stored"
+search_query="SELECT id FROM stored ORDER BY swe.similarity(emb, swe.embed('$model_name', '$query')) DESC, id LIMIT 10"
+seq_ms=()
+for _ in 1 2 3; do seq_ms+=("$(ms main "$search_query")"); done
+seq_search=$(printf '%s\n' "${seq_ms[@]}" | median)
+# The native side keeps the vectors in memory (f32, exact search): a saved f32 index of a million
+# vectors and their texts exceeds one file's limit. Per query: (101 queries - 1 query) / 100, so the
+# encoding of the documents, done by both runs, cancels out.
+queries() { for _ in $(seq "$1"); do echo "$query"; done; }
+native_search_run() {
+  queries "$1" | "$swe" search "$tmp/models/$model_name" --docs "$tmp/stored.txt" -k 10 >/dev/null 2>"$tmp/swe.log" ||
+    { cat "$tmp/swe.log" >&2; exit 1; }
+}
+t0=$(now_ms); native_search_run 1; t1=$(now_ms); native_search_run 101; t2=$(now_ms)
+native_search=$(awk -v a=$(( t1 - t0 )) -v b=$(( t2 - t1 )) 'BEGIN { printf "%.2f", (b - a) / 100 }')
+json "top-10 sequential scan, one backend" "$n_stored" "$seq_search"
+json "top-10 native swe search (f32, exact), per query" "$n_stored" "$native_search"
+
+# ---- shards: all rows on one shard vs split over two ------------------------------------------------
+sql main "CREATE EXTENSION postgres_fdw"
+for s in 1 2; do
+  sql main "CREATE SERVER shard$s FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$tmp/sock-shard$s',
+    port '55432', dbname 'postgres', extensions 'swe', async_capable 'true', fetch_size '1000', batch_size '1000')" \
+    "CREATE USER MAPPING FOR CURRENT_USER SERVER shard$s OPTIONS (user 'postgres')"
+  sql "shard$s" "CREATE TABLE docs (id int PRIMARY KEY, body text, emb real[])"
+done
+sql shard1 "CREATE TABLE docs_all (id int PRIMARY KEY, body text, emb real[])"
+sql main "CREATE FOREIGN TABLE docs_all (id int, body text, emb real[]) SERVER shard1" \
+  "CREATE TABLE docs (id int, body text, emb real[]) PARTITION BY HASH (id)" \
+  "CREATE FOREIGN TABLE docs_1 PARTITION OF docs FOR VALUES WITH (MODULUS 2, REMAINDER 0) SERVER shard1
+     OPTIONS (table_name 'docs')" \
+  "CREATE FOREIGN TABLE docs_2 PARTITION OF docs FOR VALUES WITH (MODULUS 2, REMAINDER 1) SERVER shard2
+     OPTIONS (table_name 'docs')" \
+  "INSERT INTO docs SELECT id, body FROM texts WHERE id <= $n_sharded" \
+  "INSERT INTO docs_all SELECT id, body FROM texts WHERE id <= $n_sharded"
+# postgres_fdw runs the partitions' UPDATEs of one statement one after another; a coordinator that
+# wants both shards busy sends one statement per shard at once (as Citus does): two sessions here.
+t0=$(now_ms); sql main "UPDATE docs_all SET emb = swe.embed('$model_name', body)"; t1=$(now_ms)
+sql main "UPDATE docs_1 SET emb = swe.embed('$model_name', body)" & first=$!
+sql main "UPDATE docs_2 SET emb = swe.embed('$model_name', body)"
+wait "$first"; t2=$(now_ms)
+for s in 1 2; do sql "shard$s" "VACUUM ANALYZE"; done
+top() {  # TABLE...: each table's top 10 on its shard, merged
+  local q="" t
+  for t in "$@"; do
+    [ -z "$q" ] || q+=" UNION ALL "
+    q+="(SELECT id, swe.similarity(emb, swe.embed('$model_name', '$query')) s FROM $t ORDER BY s DESC, id LIMIT 10)"
+  done
+  echo "WITH u AS MATERIALIZED ($q) SELECT id FROM u ORDER BY s DESC, id LIMIT 10"  # async Append
+}
+one_ms=(); two_ms=()
+for _ in 1 2 3; do one_ms+=("$(ms main "$(top docs_all)")"); two_ms+=("$(ms main "$(top docs_1 docs_2)")"); done
+one_shard=$(printf '%s\n' "${one_ms[@]}" | median)
+two_shards=$(printf '%s\n' "${two_ms[@]}" | median)
+same=$(sql main "SELECT ARRAY($(top docs_all)) = ARRAY($(top docs_1 docs_2))")
+json "embed on one shard (UPDATE via postgres_fdw)" "$n_sharded" $(( t1 - t0 ))
+json "embed on two shards (an UPDATE per shard, at once)" "$n_sharded" $(( t2 - t1 ))
+json "top-10 on one shard via postgres_fdw" "$n_sharded" "$one_shard"
+json "top-10 on two shards via postgres_fdw (async)" "$n_sharded" "$two_shards"
+
+echo "ratios (higher is better for the first of each pair):"
+echo "  swe.embed one backend / swe encode, rows per second: $(ratio "$native_encode" "$sql_encode")"
+echo "  swe.embed one backend / swe encode, rows per CPU second: $(ratio "$native_cpu" "$sql_cpu")"
+echo "  swe.embed(text[]) one backend / swe encode, rows per second: $(ratio "$native_encode" "$batch_encode")"
+echo "  two workers / one backend, rows per second: $(ratio "$sql_encode" "$sql_workers")"
+echo "  native swe search / sequential scan, top-10 query time: $(ratio "$seq_search" "$native_search") (the scan is that many times slower)"
+echo "  two shards / one shard, embedding rows per second: $(ratio $(( t1 - t0 )) $(( t2 - t1 )))"
+echo "  two shards / one shard, top-10 query time: $(ratio "$one_shard" "$two_shards") (same top 10: $same)"
