@@ -4,7 +4,8 @@ and python/src over pybind11) and the default English model as package data.
     /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps -w dist ./python
     pip install --no-build-isolation ./python
 
-SWE_PYTHON_BUILD_DIR sets CMake's build folder (default: build/python in the repository)."""
+SWE_PYTHON_BUILD_DIR sets CMake's build folder (default: build/python in the repository); an existing
+one (e.g. build/native) keeps its configuration and gains only the extension's target."""
 import os
 import shutil
 import subprocess
@@ -25,10 +26,11 @@ class CMakeExtension(build_ext):
 
     def build_extension(self, ext):
         build = Path(os.environ.get("SWE_PYTHON_BUILD_DIR", ROOT / "build" / "python"))
-        subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
-                        "-DSWE_BUILD_PYTHON=ON", "-DSWE_BUILD_NATIVE=ON", "-DSWE_BUILD_TESTS=OFF",
-                        "-DSWE_BUILD_BENCH=OFF", "-DSWE_BUILD_TRAINER=OFF", f"-DPython_EXECUTABLE={sys.executable}"],
-                       check=True, stdout=subprocess.DEVNULL)
+        options = ["-DSWE_BUILD_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"]
+        if not (build / "CMakeCache.txt").exists():  # a new folder: only what the extension needs
+            options += ["-DCMAKE_BUILD_TYPE=Release", "-DSWE_BUILD_NATIVE=ON", "-DSWE_BUILD_TESTS=OFF",
+                        "-DSWE_BUILD_BENCH=OFF", "-DSWE_BUILD_TRAINER=OFF"]
+        subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), *options], check=True, stdout=subprocess.DEVNULL)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         subprocess.run(["cmake", "--build", str(build), "--target", "swe_python", "-j", jobs], check=True,
                        stdout=subprocess.DEVNULL)
