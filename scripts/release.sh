@@ -2,6 +2,8 @@
 # Builds the release artifacts into dist/ (ignored by git):
 #   dist/swe-VERSION-linux-ARCH.tar.gz   the swe program, libswe.so and libswe.a (core included), swe.h,
 #                                        lib/pkgconfig/swe.pc and lib/cmake/swe (find_package(swe))
+#   dist/swe-VERSION-cpXY-cpXY-linux_ARCH.whl   the Python package for Debian's /usr/bin/python3, with
+#                                        the default model (python/README.md)
 #   the npm packages, from js/scripts/release.sh when this checkout has it.
 # The native build needs only scripts/install-deps.sh --native; the tarball's programs link Cap'n Proto
 # and zstd dynamically (Debian: libcapnp-0.9.2, libzstd1). tests/release/check.sh tests the tarball.
@@ -31,6 +33,10 @@ ranlib "$stage/lib/libswe.a"
 tar -C dist/stage -czf "dist/$name.tar.gz" "$name"
 rm -rf dist/stage
 echo "dist/$name.tar.gz"
+# The Python wheel, over the static libswe just built (offline: Debian's setuptools, wheel and pybind11).
+SWE_PYTHON_BUILD_DIR="$PWD/$build" /usr/bin/python3 -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
+  -w dist ./python >/dev/null
+ls dist/swe-"$version"-*.whl
 if [ -f js/scripts/release.sh ]; then
   bash js/scripts/release.sh dist/
 fi

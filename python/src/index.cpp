@@ -104,7 +104,8 @@ void AddDocs(Index& self, py::handle ids, py::handle texts, py::handle metadata,
   Check(swe_index_add_docs(self.index, docs.data(), vectors.data(), n));
 }
 
-// (ids (n, k) uint64, scores (n, k) float32, counts (n,) int64): query q's hits are the first counts[q].
+// (ids (n, k) uint64, scores (n, k) float32, counts (n,) int64): query q's hits are the first counts[q]
+// (the slots after them hold 0).
 py::tuple SearchBatch(const Index& self, py::handle queries_object, int64_t k, float min_score, int64_t candidates) {
   if (k < 0) throw py::value_error("k must be a non-negative integer");
   if (candidates < 0) throw py::value_error("candidates must be a non-negative integer");
@@ -116,6 +117,8 @@ py::tuple SearchBatch(const Index& self, py::handle queries_object, int64_t k, f
   FloatArray scores({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(kk)});
   py::array_t<int64_t> counts(static_cast<py::ssize_t>(n));
   int64_t* count_data = counts.mutable_data();
+  std::fill(ids.mutable_data(), ids.mutable_data() + n * kk, uint64_t{0});  // slots past a query's hits
+  std::fill(scores.mutable_data(), scores.mutable_data() + n * kk, 0.0f);
   if (kk == 0) {
     std::fill(count_data, count_data + n, 0);
     return py::make_tuple(ids, scores, counts);
