@@ -8,7 +8,9 @@ encode: Model.encode (one thread) against the C API's swe_model_encode_batch cal
         `cmake --build build/native --target swe_shared`.
 dask:   swe.dask.encode throughput with one and with two workers (LocalCluster, one thread each) on
         --texts sentences (default 1,000,000) of ../shared/data/train/en-sentences.txt.zst, read by the
-        workers from a text file (build/bench-texts.txt); only a checksum per partition comes back.
+        workers from a text file (build/bench-texts.txt); only a checksum per partition comes back. Wall
+        time, and the workers' CPU time (which a busy machine does not inflate: two workers needing no
+        more CPU in total than one means they would scale to 2x on two free cores).
 memory: each worker's resident memory before and after the model plugin loads, against the file's size.
 """
 import argparse
@@ -127,16 +129,19 @@ def bench_dask(n, partitions):
                 lambda lines: [line.rstrip("\n") for line in lines])
             sums = [dask.delayed(checksum)(part) for part in swe.dask.encode_delayed(bag)]
             lines = client.compute(bag.count(), sync=True)
+            cpu_before = client.run(time.process_time)
             start = time.perf_counter()
             total = sum(client.compute(sums, sync=True))
             seconds = time.perf_counter() - start
-            results[workers] = (seconds, total, lines)
-    (one, sum_one, lines), (two, sum_two, _) = results[1], results[2]
+            cpu = sum(client.run(time.process_time)[w] - cpu_before[w] for w in cpu_before)
+            results[workers] = (seconds, total, lines, cpu)
+    (one, sum_one, lines, cpu_one), (two, sum_two, _, cpu_two) = results[1], results[2]
     print(json.dumps({"bench": "python_dask", "texts": lines, "partitions": partitions,
                       "one_worker_s": round(one, 3), "two_workers_s": round(two, 3),
                       "one_worker_texts_per_s": round(lines / one), "two_workers_texts_per_s": round(lines / two),
                       "speedup": round(one / two, 3), "same_checksum": sum_one == sum_two,
-                      "cpus": os.cpu_count()}))
+                      "one_worker_cpu_s": round(cpu_one, 3), "two_workers_cpu_s": round(cpu_two, 3),
+                      "cpus": os.cpu_count(), "load_average_1min": os.getloadavg()[0]}))
 
 
 def rss():

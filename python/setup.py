@@ -2,7 +2,7 @@
 and python/src over pybind11) and the default English model as package data.
 
     /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps -w dist ./python
-    pip install --no-build-isolation ./python
+    pip install --no-index ./python
 
 SWE_PYTHON_BUILD_DIR sets CMake's build folder (default: build/python in the repository); an existing
 one (e.g. build/native) keeps its configuration and gains only the extension's target."""

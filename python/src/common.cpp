@@ -95,6 +95,14 @@ Texts::Texts(py::handle texts, const char* what) {
   }
 }
 
+std::pair<const uint8_t*, size_t> Bytes(const py::buffer& data) {
+  py::buffer_info info = data.request();
+  if (info.ndim > 1 || (info.ndim == 1 && info.strides[0] != info.itemsize)) {
+    throw py::value_error("expected contiguous bytes");
+  }
+  return {static_cast<const uint8_t*>(info.ptr), static_cast<size_t>(info.size * info.itemsize)};
+}
+
 FloatArray Matrix(py::handle vectors, const char* what, int64_t dims) {
   FloatArray array = FloatArray::ensure(vectors);
   if (!array) {

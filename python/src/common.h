@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "swe.h"
@@ -25,6 +26,18 @@ void RegisterError(py::module_& module);
 // Raises swe.Error when `status` is not SWE_OK.
 inline void Check(swe_status status) {
   if (status != SWE_OK) ThrowStatus(status);
+}
+
+// Runs `call` (a C API call, returning its status) with the GIL released, then raises swe.Error when it
+// failed (the message is this thread's, read after the GIL is back).
+template <class Call>
+void CheckWithoutGil(Call&& call) {
+  swe_status status;
+  {
+    py::gil_scoped_release release;
+    status = call();
+  }
+  Check(status);
 }
 
 // Raises swe.Error for a failure seen in another thread (its message was copied there).
@@ -47,6 +60,9 @@ class Texts {
   std::deque<std::string> owned_;  // UTF-8 of strings with lone surrogates (stable addresses)
   std::vector<swe_text> records_;
 };
+
+// The bytes of a buffer (bytes, bytearray, a contiguous memoryview); a ValueError for a strided one.
+std::pair<const uint8_t*, size_t> Bytes(const py::buffer& data);
 
 // A C-contiguous float32 array of shape (rows, dims), converted from any array-like (a TypeError or
 // ValueError when it cannot be).

@@ -1,7 +1,10 @@
 // swe._swe.Index: a flat cosine index over the C API (swe_index_*), the same files as the CLI and npm
-// package write. Searching runs without the GIL; changing the index holds it (exclusive access).
+// package write. Searching and saving to a file run without the GIL under a shared lock; changing the
+// index takes the lock exclusively (the C API's rule: adding and removing need exclusive access).
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 
 #include "extension.h"
@@ -11,6 +14,7 @@ namespace {
 
 struct Index {
   swe_index* index = nullptr;
+  mutable std::shared_mutex lock;  // shared: searches and saves without the GIL; exclusive: changes
   Index() = default;
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
@@ -34,25 +38,14 @@ std::unique_ptr<Index> Create(uint32_t dims, const std::string& dtype) {
 
 std::unique_ptr<Index> LoadFile(const std::string& path) {
   auto out = std::make_unique<Index>();
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_index_load_from_file(path.c_str(), nullptr, &out->index);
-  }
-  Check(status);
+  CheckWithoutGil([&] { return swe_index_load_from_file(path.c_str(), nullptr, &out->index); });
   return out;
 }
 
 std::unique_ptr<Index> LoadBytes(py::buffer data) {
-  py::buffer_info info = data.request();
+  const std::pair<const uint8_t*, size_t> bytes = Bytes(data);
   auto out = std::make_unique<Index>();
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_index_load_from_bytes(static_cast<const uint8_t*>(info.ptr),
-                                       static_cast<size_t>(info.size * info.itemsize), nullptr, &out->index);
-  }
-  Check(status);
+  CheckWithoutGil([&] { return swe_index_load_from_bytes(bytes.first, bytes.second, nullptr, &out->index); });
   return out;
 }
 
@@ -66,12 +59,10 @@ py::bytes SaveBytes(const Index& self) {
 }
 
 void SaveFile(const Index& self, const std::string& path) {
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_index_save_to_file(self.index, path.c_str());
-  }
-  Check(status);
+  CheckWithoutGil([&] {
+    std::shared_lock<std::shared_mutex> reading(self.lock);
+    return swe_index_save_to_file(self.index, path.c_str());
+  });
 }
 
 void Add(Index& self, py::handle ids_object, py::handle vectors_object) {
@@ -85,6 +76,7 @@ void Add(Index& self, py::handle ids_object, py::handle vectors_object) {
     throw py::value_error("add: " + std::to_string(ids.shape(0)) + " ids for " + std::to_string(vectors.shape(0)) +
                           " vectors");
   }
+  std::unique_lock<std::shared_mutex> writing(self.lock);
   Check(swe_index_add(self.index, ids.data(), vectors.data(), static_cast<size_t>(ids.shape(0))));
 }
 
@@ -101,6 +93,7 @@ void AddDocs(Index& self, py::handle ids, py::handle texts, py::handle metadata,
   for (size_t i = 0; i < n; ++i) {
     docs[i] = swe_doc{id_list.records()[i], text_list.records()[i], metadata_list.records()[i]};
   }
+  std::unique_lock<std::shared_mutex> writing(self.lock);
   Check(swe_index_add_docs(self.index, docs.data(), vectors.data(), n));
 }
 
@@ -126,13 +119,14 @@ py::tuple SearchBatch(const Index& self, py::handle queries_object, int64_t k, f
   swe_search_params params = swe_search_default_params();
   params.candidates = static_cast<size_t>(candidates);
   std::vector<size_t> found(n);
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_index_search_batch_with_params(self.index, queries.data(), n, self.dims(), kk, min_score, &params,
-                                                ids.mutable_data(), scores.mutable_data(), found.data());
-  }
-  Check(status);
+  const float* query_data = queries.data();
+  uint64_t* id_data = ids.mutable_data();
+  float* score_data = scores.mutable_data();
+  CheckWithoutGil([&] {
+    std::shared_lock<std::shared_mutex> reading(self.lock);
+    return swe_index_search_batch_with_params(self.index, query_data, n, self.dims(), kk, min_score, &params,
+                                              id_data, score_data, found.data());
+  });
   for (size_t q = 0; q < n; ++q) count_data[q] = static_cast<int64_t>(found[q]);
   return py::make_tuple(ids, scores, counts);
 }
@@ -167,6 +161,7 @@ py::object GetDoc(const Index& self, uint64_t entry) {
 }
 
 bool Remove(Index& self, uint64_t entry) {
+  std::unique_lock<std::shared_mutex> writing(self.lock);
   const swe_status status = swe_index_remove(self.index, entry);
   if (status == SWE_ERR_NOT_FOUND) return false;
   Check(status);
@@ -194,7 +189,10 @@ void DefineIndex(py::module_& m) {
       .def("get_doc", &GetDoc, py::arg("entry"))
       .def("remove", &Remove, py::arg("entry"))
       .def("contains", [](const Index& self, uint64_t entry) { return swe_index_contains(self.index, entry) == 1; })
-      .def("set_model", [](Index& self, py::handle model) { Check(swe_index_set_model(self.index, ModelHandle(model))); })
+      .def("set_model", [](Index& self, py::handle model) {
+        std::unique_lock<std::shared_mutex> writing(self.lock);
+        Check(swe_index_set_model(self.index, ModelHandle(model)));
+      })
       .def("check_model", [](const Index& self, py::handle model) {
         Check(swe_index_check_model(self.index, ModelHandle(model)));
       });

@@ -33,25 +33,14 @@ constexpr size_t kTextsPerThread = 2048;
 
 std::unique_ptr<Model> LoadFile(const std::string& path) {
   auto out = std::make_unique<Model>();
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_model_load_from_file(path.c_str(), nullptr, &out->model);
-  }
-  Check(status);
+  CheckWithoutGil([&] { return swe_model_load_from_file(path.c_str(), nullptr, &out->model); });
   return out;
 }
 
 std::unique_ptr<Model> LoadBytes(py::buffer data) {
-  py::buffer_info info = data.request();
+  const std::pair<const uint8_t*, size_t> bytes = Bytes(data);
   auto out = std::make_unique<Model>();
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_model_load_from_bytes(static_cast<const uint8_t*>(info.ptr), static_cast<size_t>(info.size * info.itemsize),
-                                       nullptr, &out->model);
-  }
-  Check(status);
+  CheckWithoutGil([&] { return swe_model_load_from_bytes(bytes.first, bytes.second, nullptr, &out->model); });
   return out;
 }
 
@@ -106,12 +95,8 @@ FloatArray EncodeOne(const Model& self, py::handle text, uint32_t dims) {
   const swe_text record = Texts::One(text, "encode", owned);
   FloatArray out(static_cast<py::ssize_t>(encode_dims));
   float* data = out.mutable_data();
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_model_encode_text(self.model, record.data, record.size, &params, data, encode_dims, nullptr);
-  }
-  Check(status);
+  CheckWithoutGil(
+      [&] { return swe_model_encode_text(self.model, record.data, record.size, &params, data, encode_dims, nullptr); });
   return out;
 }
 
@@ -143,12 +128,8 @@ float Similarity(const Model& self, py::handle a, py::handle b, uint32_t dims) {
   const swe_text x = Texts::One(a, "similarity: a", owned);
   const swe_text y = Texts::One(b, "similarity: b", owned);
   float score = 0;
-  swe_status status;
-  {
-    py::gil_scoped_release release;
-    status = swe_model_compute_similarity(self.model, x.data, x.size, y.data, y.size, &params, &score);
-  }
-  Check(status);
+  CheckWithoutGil(
+      [&] { return swe_model_compute_similarity(self.model, x.data, x.size, y.data, y.size, &params, &score); });
   return score;
 }
 

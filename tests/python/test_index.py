@@ -1,6 +1,7 @@
 """swe.Index: documents and vectors, files shared with the swe program, bad input."""
 import json
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -119,3 +120,28 @@ def test_the_swe_program_reads_an_index_written_here(model, model_path, cli, tmp
     assert got["text"] == "the stock market fell" and got["metadata"] == [1, "two"]
     answer = json.loads(cli("index", "query", model_path, tmp_path / "py.swi", "--json", "-k", 1, "kitten"))
     assert answer["hits"][0]["id"] == "kitten"
+
+
+def test_searching_threads_while_another_thread_adds_and_removes(model, sentences):
+    vectors = model.encode(sentences)
+    index = swe.Index(model)
+    index.add(list(range(100)), vectors=vectors[:100])
+    stop = threading.Event()
+    failures = []
+
+    def search():  # the GIL is released while searching: the index's lock keeps changes out
+        while not stop.is_set():
+            counts = index.search_arrays(vectors[:20], 5)[2]
+            if not (counts == 5).all():
+                failures.append(counts)
+    searchers = [threading.Thread(target=search) for _ in range(3)]
+    for t in searchers:
+        t.start()
+    for i in range(100, len(sentences)):
+        index.add(i, vectors=vectors[i:i + 1])
+        if i % 3 == 0:
+            assert index.remove(i - 50)
+    stop.set()
+    for t in searchers:
+        t.join()
+    assert not failures and len(index) == len(sentences) - len(range(102, len(sentences), 3))
