@@ -1,6 +1,8 @@
 """swe.load and swe.Model: shapes, parity with the swe program, threads, the GIL, bad input."""
 import json
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -46,15 +48,23 @@ def test_progress_bar_goes_to_stderr(model, sentences, capsys):
 
 
 def test_encode_releases_the_gil(model, sentences):
-    texts = sentences * 100  # ~60k texts, one thread: long enough to observe
+    # With a long switch interval a thread keeps the GIL until it lets it go itself: this thread's loop
+    # runs during the encoding only if encode() releases the GIL (else it first runs when the thread ends).
+    texts = sentences * 100  # ~60k texts, one thread
     done = threading.Event()
     worker = threading.Thread(target=lambda: (model.encode(texts, threads=1), done.set()))
     ticks = 0
-    worker.start()
-    while not done.is_set():
-        ticks += 1  # Python bytecode: runs only while the encoding thread does not hold the GIL
-    worker.join()
-    assert ticks > 1000
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(5)
+    try:
+        worker.start()
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0)  # hands the GIL back when the encoding thread asks for it
+        worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert ticks > 10
 
 
 def test_encode_with_info_counts_known_words(model):
