@@ -109,7 +109,7 @@ def texts_file(n):
 
 
 def checksum(vectors):
-    return float(np.asarray(vectors, dtype=np.float64).sum())
+    return float(vectors.sum(dtype=np.float64))
 
 
 def bench_dask(n, partitions):
