@@ -30,9 +30,10 @@ def load(source: Union[None, str, "os.PathLike[str]", bytes, bytearray, memoryvi
     if source is None:
         source = default_model_path()
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return Model(_swe.Model.load_bytes(source))
+        return Model(_swe.Model.load_bytes(source), bytes(source))
     if isinstance(source, (str, os.PathLike)):
-        return Model(_swe.Model.load_file(os.fsdecode(source)))
+        path = os.path.abspath(os.fsdecode(source))
+        return Model(_swe.Model.load_file(path), path)
     raise TypeError(f"load: expected a path or bytes, got {type(source).__name__}")
 
 
@@ -49,13 +50,18 @@ class Clusters(NamedTuple):
 
 
 class Model:
-    """A loaded .swe model. Immutable and safe to use from many threads at once."""
+    """A loaded .swe model. Immutable and safe to use from many threads at once. It pickles as where it
+    came from (its path, or its bytes), so a process that unpickles it loads it again (Spark, Ray)."""
 
-    def __init__(self, handle: "_swe.Model"):
+    def __init__(self, handle: "_swe.Model", source: Union[str, bytes]):
         self._handle = handle
+        self._source = source
         self.info: Dict[str, Any] = json.loads(handle.info_json)
         """The model's description: name, dims, vocab_size, dtype, normalize, checksum, scores, ..."""
         self._normalized = bool(self.info.get("normalize", True))
+
+    def __reduce__(self):
+        return (load, (self._source,))
 
     @property
     def dims(self) -> int:

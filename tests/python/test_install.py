@@ -18,6 +18,15 @@ def test_installed_package_ships_the_default_model():
     assert (Path(swe.__file__).parent / "py.typed").is_file() and (Path(swe.__file__).parent / "_swe.pyi").is_file()
 
 
+def test_the_extension_holds_libswe_and_hides_it():
+    extension = str(next(Path(swe.__file__).parent.glob("_swe*.so")))
+    libraries = subprocess.run(["ldd", extension], capture_output=True, text=True, check=True).stdout
+    assert "libswe" not in libraries  # linked statically
+    symbols = subprocess.run(["nm", "-D", "--defined-only", extension], capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert "PyInit__swe" in symbols and not any(s.startswith("swe_") for s in symbols)
+
+
 def test_the_three_lines_of_the_readme(model):
     code = "import swe; m = swe.load(); print(m.encode(['a man is playing a guitar']).tobytes().hex())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

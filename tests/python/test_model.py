@@ -1,5 +1,6 @@
 """swe.load and swe.Model: shapes, parity with the swe program, threads, the GIL, bad input."""
 import json
+import pickle
 import sys
 import threading
 import time
@@ -102,6 +103,7 @@ def test_load_from_path_and_bytes_gives_the_same_vectors(model, model_path):
         data = f.read()
     for other in (swe.load(model_path), swe.load(data), swe.load(bytearray(data)), swe.load(memoryview(data))):
         assert other.encode("a cat").tobytes() == model.encode("a cat").tobytes()
+        assert pickle.loads(pickle.dumps(other)).encode("a cat").tobytes() == model.encode("a cat").tobytes()
 
 
 @pytest.mark.parametrize("texts, error", [
