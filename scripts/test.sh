@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), then the
-# sanitizer build's suites, the ThreadSanitizer test and the fuzzers for a bounded time. FUZZ_SECONDS
+# The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), the Python
+# package's pytest suite (tests/python/run.sh), then the sanitizer build's suites, the ThreadSanitizer test and the fuzzers for a bounded time. FUZZ_SECONDS
 # (default 60) per fuzzer; SWE_SKIP_ASAN=1 skips the ASan/UBSan pass for a quicker local loop (CI never
 # sets it).
 set -euo pipefail
