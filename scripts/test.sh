@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), then the
-# sanitizer build's suites, the ThreadSanitizer test and the fuzzers for a bounded time. FUZZ_SECONDS
+# The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), the Python
+# package's pytest suite (tests/python/run.sh), then the sanitizer build's suites, the ThreadSanitizer test and the fuzzers for a bounded time. FUZZ_SECONDS
 # (default 60) per fuzzer; SWE_SKIP_ASAN=1 skips the ASan/UBSan pass for a quicker local loop (CI never
 # sets it).
 set -euo pipefail
@@ -17,13 +17,15 @@ export SWE_REQUIRE_HF_TOKENIZERS=1
 # libgomp spin-waits between parallel regions by default: on a shared 2-core machine that halves torch.
 export OMP_WAIT_POLICY=PASSIVE
 mkdir -p build
-rm -f build/ctest-*.log build/node-test.log build/web-demo-test.log  # the summary counts this run only
+rm -f build/ctest-*.log build/node-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
 # The native release tarball, used as a user would: pkg-config and find_package(swe) in a clean prefix.
 bash scripts/release.sh >/dev/null
 bash tests/release/check.sh "dist/swe-$(head -n1 VERSION)-linux-$(uname -m).tar.gz" 2>&1 | tee build/release-check.log
 # The PostgreSQL extension against real servers, scale-out and its release tarball included.
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
+# The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).
+bash tests/python/run.sh 2>&1 | tee build/python-test.log
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j"$(nproc)"
@@ -52,5 +54,8 @@ awk '/tests passed, [0-9]+ tests failed out of/ {
      /^[^ ]+ pass [0-9]+$/ { total += $3 }
      /^[^ ]+ fail [0-9]+$/ { total += $3; failed += $3 }
      /^[^ ]+ skipped [0-9]+$/ { skipped += $3 }
+     FILENAME ~ /python-test/ && / in [0-9.]+s/ {  # pytest: "1 failed, 47 passed, 2 skipped in 20.7s"
+       for (i = 2; i <= NF; i++) { if ($i ~ /^(passed|failed)/) total += $(i - 1); if ($i ~ /^failed/) failed += $(i - 1)
+                                   if ($i ~ /^skipped/) skipped += $(i - 1) } }
      END { printf "tests: %d passed, %d failed, %d skipped\n", total - failed, failed, skipped }' \
-  build/ctest-*.log build/node-test.log build/web-demo-test.log
+  build/ctest-*.log build/node-test.log build/web-demo-test.log build/python-test.log

@@ -1,0 +1,147 @@
+"""swe.Index: documents and vectors, files shared with the swe program, bad input."""
+import json
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import swe
+from conftest import ROOT
+
+DOCS = [{"id": "cat", "text": "a cat sits on the mat", "metadata": {"topic": "pets"}},
+        {"id": "kitten", "text": "a kitten rests on a rug"},
+        {"id": "market", "text": "the stock market fell", "metadata": [1, "two"]},
+        {"id": "shares", "text": "shares dropped sharply", "metadata": None}]
+
+
+def build(model, dtype="f32"):
+    index = swe.Index(model, dtype=dtype)
+    index.add([d["id"] for d in DOCS], [d["text"] for d in DOCS], [d.get("metadata") for d in DOCS])
+    return index
+
+
+def test_documents_search_get_remove(model):
+    index = build(model)
+    assert len(index) == 4 and index.doc_count == 4 and index.dims == model.dims
+    hits = index.search("kitten", 2)
+    assert [h["id"] for h in hits] == ["kitten", "cat"]
+    assert hits[0]["text"] == "a kitten rests on a rug" and "metadata" not in hits[0]
+    assert hits[1]["metadata"] == {"topic": "pets"}
+    assert index.get("market") == {"id": "market", "text": "the stock market fell", "metadata": [1, "two"]}
+    assert "cat" in index and "dog" not in index
+    assert index.remove("cat") and not index.remove("cat") and "cat" not in index
+    with pytest.raises(KeyError):
+        index.get("cat")
+    assert sorted(index.ids()) == ["kitten", "market", "shares"]  # storage order: removing moves entries
+
+
+def test_search_options(model):
+    index = build(model)
+    assert index.search("!!! ...", 3) == []  # no known word: the zero vector matches nothing
+    assert all(h["score"] >= 0.5 for h in index.search("kitten", 4, min_score=0.5))
+    assert len(index.search("kitten", 100)) == 4 and index.search("kitten", 0) == []
+    batch = index.search(["kitten", "stocks"], 1)
+    assert [b[0]["id"] for b in batch] == ["kitten", "market"]
+    vector_hits = index.search(model.encode("kitten"), 2)
+    assert vector_hits == index.search("kitten", 2)
+    assert index.search("kitten", 2, candidates=4) == index.search("kitten", 2)
+    with pytest.raises(ValueError):
+        index.search("kitten", -1)
+    with pytest.raises(ValueError):
+        index.search("kitten", 2, min_score=float("nan"))
+    with pytest.raises(swe.Error):
+        index.search("kitten", 3, candidates=2)  # candidates below k: the library refuses
+    with pytest.raises(ValueError):
+        index.search(np.zeros(5, dtype=np.float32))
+
+
+def test_integer_ids_and_vectors(model):
+    index = swe.Index(model, dtype="int8")
+    index.add([10, 20], ["a cat", "the stock market"])
+    index.add(30, vectors=model.encode(["a kitten"]))
+    assert index.dtype == "int8" and index.ids() == [10, 20, 30] and 30 in index
+    assert [h["id"] for h in index.search("a cat", 3)][:2] == [10, 30]
+    with pytest.raises(TypeError):
+        index.add([None], ["x"])
+    with pytest.raises(ValueError):
+        index.add([-1], ["x"])
+    with pytest.raises(ValueError):
+        index.add([1, 2], ["only one"])
+    bad = model.encode(["a"])
+    bad[0, 0] = np.nan
+    with pytest.raises(swe.Error):
+        index.add([40], vectors=bad)
+
+
+def test_files_round_trip_and_pickle(model, tmp_path):
+    index = build(model)
+    index.save(tmp_path / "docs.swi")
+    again = swe.Index.load(tmp_path / "docs.swi", model)
+    assert again.search("kitten", 4) == index.search("kitten", 4)
+    from_bytes = swe.Index.load(index.save(), model)
+    assert from_bytes.ids() == index.ids()
+    assert pickle.loads(pickle.dumps(index)).search(model.encode("kitten"), 4) == index.search("kitten", 4)
+
+
+def test_corrupt_index_and_wrong_model(model, tmp_path):
+    data = build(model).save()
+    for bad in (b"", b"junk", data[: len(data) // 2]):
+        with pytest.raises(swe.Error):
+            swe.Index.load(bad)
+    small = swe.Index(dims=8)
+    with pytest.raises(TypeError):
+        small.search("text needs a model")
+    with pytest.raises(swe.Error) as caught:
+        swe.Index.load(tmp_path / "missing.swi")
+    assert caught.value.code == "io"
+    other = swe.load(ROOT / "models" / "swe-multi-en-de-ja-zh.swe")
+    with pytest.raises(swe.Error) as caught:
+        swe.Index.load(build(model).save(), other)  # built with another model
+    assert "swe-en-use-lite-large-para" in str(caught.value)
+
+
+def test_an_index_of_the_swe_program_loads_and_answers_the_same(model, model_path, cli, tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps(d) + "\n" for d in DOCS), encoding="utf-8")
+    cli("index", "build", model_path, "--docs", docs, "-o", tmp_path / "cli.swi")
+    index = swe.Index.load(tmp_path / "cli.swi", model)
+    expected = json.loads(cli("index", "query", model_path, tmp_path / "cli.swi", "--json", "-k", 3, "kitten"))
+    hits = index.search("kitten", 3)
+    assert [h["id"] for h in hits] == [h["id"] for h in expected["hits"]]
+    assert [f"{h['score']:.6g}" for h in hits] == [f"{h['score']:.6g}" for h in expected["hits"]]
+    assert index.get("cat")["metadata"] == {"topic": "pets"}
+
+
+def test_the_swe_program_reads_an_index_written_here(model, model_path, cli, tmp_path):
+    build(model).save(tmp_path / "py.swi")
+    assert cli("index", "ids", tmp_path / "py.swi").split() == ["cat", "kitten", "market", "shares"]
+    got = json.loads(cli("index", "get", tmp_path / "py.swi", "market"))
+    assert got["text"] == "the stock market fell" and got["metadata"] == [1, "two"]
+    answer = json.loads(cli("index", "query", model_path, tmp_path / "py.swi", "--json", "-k", 1, "kitten"))
+    assert answer["hits"][0]["id"] == "kitten"
+
+
+def test_searching_threads_while_another_thread_adds_and_removes(model, sentences):
+    vectors = model.encode(sentences)
+    index = swe.Index(model)
+    index.add(list(range(100)), vectors=vectors[:100])
+    stop = threading.Event()
+    failures = []
+
+    def search():  # the GIL is released while searching: the index's lock keeps changes out
+        while not stop.is_set():
+            counts = index.search_arrays(vectors[:20], 5)[2]
+            if not (counts == 5).all():
+                failures.append(counts)
+    searchers = [threading.Thread(target=search) for _ in range(3)]
+    for t in searchers:
+        t.start()
+    for i in range(100, len(sentences)):
+        index.add(i, vectors=vectors[i:i + 1])
+        if i % 3 == 0:
+            assert index.remove(i - 50)
+    stop.set()
+    for t in searchers:
+        t.join()
+    assert not failures and len(index) == len(sentences) - len(range(102, len(sentences), 3))
