@@ -9,3 +9,5 @@ set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 # The arm64 libraries' loader and libc come with libc6:arm64 (multiarch), so qemu needs no -L.
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)  # capnp, capnpc-c++: the build machine's
+# CapnProto's config asks pkg-config: the arm64 .pc files, not the build machine's.
+set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")

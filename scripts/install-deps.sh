@@ -12,7 +12,9 @@ native=(build-essential cmake ca-certificates pkg-config
 rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
-      chromium)  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
+      chromium  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
+      g++-aarch64-linux-gnu qemu-user  # ARM64: cross-built core tests under qemu (scripts/test-aarch64.sh)
+      libcapnp-dev:arm64 libzstd-dev:arm64 libgtest-dev:arm64)
 case "${1:-}" in
   --native) packages=("${native[@]}") ;;
   "") packages=("${native[@]}" "${rest[@]}") ;;
@@ -32,5 +34,9 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The :arm64 packages are Debian multiarch: dpkg must know the architecture before apt's update.
+if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -22,6 +22,8 @@ ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
 # The native release tarball, used as a user would: pkg-config and find_package(swe) in a clean prefix.
 bash scripts/release.sh >/dev/null
 bash tests/release/check.sh "dist/swe-$(head -n1 VERSION)-linux-$(uname -m).tar.gz" 2>&1 | tee build/release-check.log
+# ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels.
+bash scripts/test-aarch64.sh
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j"$(nproc)"
