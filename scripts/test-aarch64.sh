@@ -11,7 +11,7 @@ cmake --build --preset aarch64 -j"$(nproc)"
 mkdir -p build
 for variant in generic neon; do
   # SWE_SIMD falls back silently on a name the CPU lacks: check that the variant is the one in use.
-  SWE_SIMD=$variant qemu-aarch64 build/aarch64/tests/hamming_test --gtest_filter='Hamming.EveryScan*' |
-    grep -q "(in use: $variant)" || { echo "test-aarch64: SWE_SIMD=$variant is not in use" >&2; exit 1; }
+  scans=$(SWE_SIMD=$variant qemu-aarch64 build/aarch64/tests/hamming_test --gtest_filter='Hamming.EveryScan*')
+  [[ $scans == *"(in use: $variant)"* ]] || { echo "test-aarch64: SWE_SIMD=$variant is not in use" >&2; exit 1; }
   SWE_SIMD=$variant ctest --preset aarch64 -j"$(nproc)" 2>&1 | tee "build/ctest-aarch64-$variant.log"
 done

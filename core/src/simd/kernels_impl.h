@@ -41,6 +41,13 @@ inline float Combine(const float* s) {
   return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
 }
 
+// The end of a float reduction whose 8 lanes a 4-wide variant has stored (lanes 0-3, 4-7): the tail of
+// m < kLanes products added to lanes 0.. in scalar code, then Combine's tree.
+inline float FinishLanes(float* lanes, const float* a, const float* b, size_t m) {
+  for (size_t j = 0; j < m; ++j) lanes[j] += a[j] * b[j];
+  return Combine(lanes);
+}
+
 inline void AxpyF32(float* acc, const float* x, float a, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] += a * x[i];
 }

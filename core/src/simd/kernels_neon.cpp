@@ -46,13 +46,11 @@ struct Vec {
     return {vcvtq_f32_s32(vmovl_s16(vget_low_s16(wide)))};
   }
   void Store(float* p) const { vst1q_f32(p, v); }
-  // Lanes 0-3 and 4-7 stored, the tail added to lanes 0.. in scalar code, then impl::Combine's tree.
+  // Lanes 0-3 and 4-7 stored, then impl::FinishLanes.
   static float Finish(const Vec* s, const float* a, const float* b, size_t m) {
     float lanes[impl::kLanes];
-    s[0].Store(lanes);
-    s[1].Store(lanes + kWidth);
-    for (size_t j = 0; j < m; ++j) lanes[j] += a[j] * b[j];
-    return impl::Combine(lanes);
+    s[0].Store(lanes), s[1].Store(lanes + kWidth);
+    return impl::FinishLanes(lanes, a, b, m);
   }
 };
 Vec operator+(Vec a, Vec b) { return {vaddq_f32(a.v, b.v)}; }
