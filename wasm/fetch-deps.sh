@@ -13,8 +13,9 @@ mkdir -p "$cache"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
-version_of() {  # the source version of an installed binary package
-  dpkg-query -W -f='${source:Version}' "$1" 2>/dev/null || true
+version_of() {  # the source version of an installed binary package, of this machine's architecture
+  # (with arm64 multiarch packages beside it, scripts/test-aarch64.sh, a bare name matches both)
+  dpkg-query -W -f='${source:Version}' "$1:$(dpkg --print-architecture)" 2>/dev/null || true
 }
 zstd_version=$(version_of libzstd-dev)
 capnp_version=$(version_of libcapnp-dev)
