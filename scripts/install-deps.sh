@@ -16,7 +16,9 @@ rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14
       python3-pytest python3-dask python3-distributed python3-pandas  # the Python package (python/) and its tests
       chromium fonts-noto-cjk  # the web demo's browser test (driven by npm playwright-core, web-demo/test/;
                                # the CJK font so that its screenshots show Japanese and Chinese)
-      postgresql-15 postgresql-server-dev-15)  # the PostgreSQL extension and its tests (tests/postgres)
+      postgresql-15 postgresql-server-dev-15  # the PostgreSQL extension and its tests (tests/postgres)
+      g++-aarch64-linux-gnu qemu-user  # ARM64: cross-built core tests under qemu (scripts/test-aarch64.sh)
+      libcapnp-dev:arm64 libzstd-dev:arm64 libgtest-dev:arm64)
 case "${1:-}" in
   --native) packages=("${native[@]}") ;;
   "") packages=("${native[@]}" "${rest[@]}") ;;
@@ -36,5 +38,9 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The :arm64 packages are Debian multiarch: dpkg must know the architecture before apt's update.
+if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

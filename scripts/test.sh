@@ -26,6 +26,8 @@ bash tests/release/check.sh "dist/swe-$(head -n1 VERSION)-linux-$(uname -m).tar.
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
 # The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).
 bash tests/python/run.sh 2>&1 | tee build/python-test.log
+# ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels.
+bash scripts/test-aarch64.sh
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j"$(nproc)"

@@ -1,11 +1,11 @@
 // The .swe container: header, checksum, zstd frame (docs/FORMAT.md, "Container").
 #include "container.h"
 
+#include "simd/kernels.h"
 #include "swe/util/memory.h"
 
 #include <zstd.h>
 
-#include <array>
 #include <cstring>
 #include <new>
 #include <string>
@@ -14,24 +14,6 @@ namespace swe::container {
 namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
-
-// CRC-32C (Castagnoli, reflected), slicing-by-16: table[k][b] is the CRC of byte b followed by k zero
-// bytes, so sixteen input bytes take sixteen independent lookups and one dependent step: 1.2x
-// slicing-by-8's speed in V8's wasm, 1.5x natively. Portable: the wasm build uses it.
-using CrcTables = std::array<std::array<uint32_t, 256>, 16>;
-constexpr CrcTables MakeCrcTables() {
-  CrcTables t{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    t[0][i] = c;
-  }
-  for (size_t k = 1; k < t.size(); ++k) {
-    for (uint32_t i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
-  }
-  return t;
-}
-constexpr CrcTables kCrc = MakeCrcTables();
 
 uint32_t Load32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -71,76 +53,6 @@ Status AppendCompressedFrame(const uint8_t* data, size_t size, int level, std::v
 
 }  // namespace
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The same CRC with SSE4.2's crc32 instruction, 8 bytes per instruction. One chain of crc32s waits
-// on each one's latency (3 cycles); three chains over three thirds of a block run in parallel, and
-// their CRCs are combined by shifting over the bytes after them (a multiplication modulo the CRC's
-// polynomial). The instruction issues one per cycle, so three chains keep it busy: 2.7x one chain.
-namespace {
-constexpr uint32_t kCrcPoly = 0x82F63B78u;  // reflected Castagnoli polynomial
-
-// a * b modulo the polynomial (reflected bit order: bit 31 is x^0).
-uint32_t MultModP(uint32_t a, uint32_t b) {
-  uint32_t product = 0;
-  for (uint32_t m = 1u << 31; m != 0; m >>= 1) {
-    if (a & m) product ^= b;
-    b = (b & 1) ? (b >> 1) ^ kCrcPoly : b >> 1;
-  }
-  return product;
-}
-
-// x^(8 * bytes) modulo the polynomial: multiplying a CRC register by it appends `bytes` zero bytes.
-uint32_t ShiftBytes(uint64_t bytes) {
-  uint32_t result = 1u << 31, square = 1u << 30;  // x^0, x^1
-  for (uint64_t bits = 8 * bytes; bits != 0; bits >>= 1) {
-    if (bits & 1) result = MultModP(square, result);
-    square = MultModP(square, square);
-  }
-  return result;
-}
-
-constexpr size_t kLane = 8192;  // bytes per chain per block
-__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(const uint8_t* data, size_t size, uint32_t crc) {
-  static const uint32_t shift1 = ShiftBytes(kLane), shift2 = ShiftBytes(2 * kLane);
-  uint64_t c = ~crc;
-  size_t i = 0;
-  for (; i + 3 * kLane <= size; i += 3 * kLane) {
-    uint64_t c1 = 0, c2 = 0;
-    const uint8_t* p = data + i;
-    for (size_t j = 0; j < kLane; j += 8) {
-      c = __builtin_ia32_crc32di(c, Load64(p + j));
-      c1 = __builtin_ia32_crc32di(c1, Load64(p + kLane + j));
-      c2 = __builtin_ia32_crc32di(c2, Load64(p + 2 * kLane + j));
-    }
-    c = MultModP(shift2, static_cast<uint32_t>(c)) ^ MultModP(shift1, static_cast<uint32_t>(c1)) ^ c2;
-  }
-  for (; i + 8 <= size; i += 8) c = __builtin_ia32_crc32di(c, Load64(data + i));
-  for (; i < size; ++i) c = __builtin_ia32_crc32qi(static_cast<uint32_t>(c), data[i]);
-  return ~static_cast<uint32_t>(c);
-}
-bool HaveSse42() {
-  static const bool have = (__builtin_cpu_init(), __builtin_cpu_supports("sse4.2"));
-  return have;
-}
-}  // namespace
-#endif
-
-uint32_t Crc32cTables(const uint8_t* data, size_t size, uint32_t crc) {
-  crc = ~crc;
-  size_t i = 0;
-  const auto& t = kCrc;
-  for (; i + 16 <= size; i += 16) {
-    const uint32_t a = Load32(data + i) ^ crc, b = Load32(data + i + 4), c = Load32(data + i + 8),
-                   d = Load32(data + i + 12);
-    crc = t[15][a & 0xFF] ^ t[14][(a >> 8) & 0xFF] ^ t[13][(a >> 16) & 0xFF] ^ t[12][a >> 24] ^
-          t[11][b & 0xFF] ^ t[10][(b >> 8) & 0xFF] ^ t[9][(b >> 16) & 0xFF] ^ t[8][b >> 24] ^
-          t[7][c & 0xFF] ^ t[6][(c >> 8) & 0xFF] ^ t[5][(c >> 16) & 0xFF] ^ t[4][c >> 24] ^
-          t[3][d & 0xFF] ^ t[2][(d >> 8) & 0xFF] ^ t[1][(d >> 16) & 0xFF] ^ t[0][d >> 24];
-  }
-  for (; i < size; ++i) crc = t[0][(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
-
 void FrameHash::Add(const uint8_t* data, size_t size) {
   size_ += size;
   size_t i = 0;
@@ -170,10 +82,7 @@ uint32_t FrameHash32(const uint8_t* data, size_t size) {
 }
 
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (HaveSse42()) return Crc32cSse42(data, size, crc);
-#endif
-  return Crc32cTables(data, size, crc);
+  return simd::Active().crc32c(data, size, crc);
 }
 
 namespace {

@@ -73,8 +73,7 @@ class FrameHash {
 };
 uint32_t FrameHash32(const uint8_t* data, size_t size);
 
+// CRC-32C by the active kernels (simd/kernels.h: tables, SSE4.2 or ARMv8 CRC instructions).
 uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc = 0);
-// The portable table-driven CRC that Crc32c falls back on (the wasm build's); exposed for tests.
-uint32_t Crc32cTables(const uint8_t* data, size_t size, uint32_t crc = 0);
 
 }  // namespace swe::container

@@ -13,17 +13,9 @@ inline size_t Words(size_t dims) { return (dims + 63) / 64; }
 void SignBits(const float* x, const float* center, size_t n, uint64_t* out);
 void SignBits(const int8_t* x, float scale, const float* center, size_t n, uint64_t* out);
 // The positions of the m rows (each `words` words) nearest to `query` in Hamming distance (ties:
-// lower position first), in ascending (distance, position) order. words ≤ 256 (16,384 dims).
+// lower position first), in ascending (distance, position) order. words ≤ 256 (16,384 dims). The
+// distances come from the kernel table's hamming_distances (simd/kernels.h, SWE_SIMD).
 void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, size_t m,
              std::vector<uint32_t>* out);
-
-// The distance scan behind Nearest: out[r] = popcount(query ^ row r) for r < count. Every variant gives
-// the same distances; the best this CPU runs is used (SWE_HAMMING=<name> overrides, for benchmarks).
-struct ScanKernel {
-  const char* name;
-  void (*distances)(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, uint16_t* out);
-};
-std::vector<ScanKernel> SupportedScans();  // best last (for tests)
-const char* ActiveScanName();
 
 }  // namespace swe::hamming

@@ -1,5 +1,5 @@
 // Step 1 of the word tokenizer (docs/TOKENIZER.md): text -> spans of words, ASCII words a block at
-// a time (ascii_run.h), CJK runs per CjkMode. tokenizer.cpp looks the words up.
+// a time (the kernels' ascii_alnum_run), CJK runs per CjkMode. tokenizer.cpp looks the words up.
 #pragma once
 
 #include <array>
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ascii_run.h"
 #include "bytes.h"
+#include "simd/kernels.h"
 #include "swe/subword.h"
 #include "swe/tokenizer.h"
 #include "swe/unicode.h"
@@ -22,6 +22,9 @@ using unicode::CharClass;
 
 // ASCII byte classes: the low bits are a CharClass; kNonAscii marks bytes >= 0x80.
 constexpr uint8_t kNonAscii = 0x20;
+constexpr bool IsAsciiAlnum(uint8_t b) {
+  return static_cast<uint8_t>(b - '0') < 10 || static_cast<uint8_t>((b | 0x20) - 'a') < 26;
+}
 constexpr std::array<uint8_t, 256> MakeByteTable() {
   std::array<uint8_t, 256> t{};
   for (int b = 0; b < 256; ++b) {
@@ -66,7 +69,8 @@ class Splitter {
       : cjk_(cjk),
         subword_(subword != nullptr && subword->enabled() ? subword : nullptr),
         known_(known != nullptr && *known ? known : nullptr),
-        keep_punct_(keep_punct) {}
+        keep_punct_(keep_punct),
+        ascii_alnum_run_(simd::Active().ascii_alnum_run) {}
 
   // Calls emit(const Span&) for each word in text order until it returns false.
   template <class Emit>
@@ -137,7 +141,7 @@ class Splitter {
     size_t i = begin;
     bool ascii = true, upper = false;
     for (;;) {
-      i += AsciiAlnumRun(text.data() + i, n - i, &upper);
+      i += ascii_alnum_run_(text.data() + i, n - i, &upper);
       if (i == n || static_cast<uint8_t>(text[i]) < 0x80) break;  // the end, ASCII space or punctuation
       size_t next = i;
       const char32_t c = unicode::DecodeNext(text, &next);
@@ -247,6 +251,7 @@ class Splitter {
   const SubwordTokenizer* subword_;
   const KnownWord* known_;
   bool keep_punct_;
+  size_t (*ascii_alnum_run_)(const char* p, size_t n, bool* upper);  // looked up once, called per word
   std::string normalized_, char_;
   std::vector<uint32_t> source_end_, ends_;
 };

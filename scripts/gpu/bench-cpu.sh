@@ -30,7 +30,7 @@ for simd in avx2 avx512; do
 done
 [ "${2:-}" = encode ] && exit 0
 for scan in avx2 avx512; do
-  SWE_SIMD=$scan SWE_HAMMING=$scan timeout 180 taskset -c 2 $bin/search_bench --text /tmp/1m.txt --model $model --threads 1 \
+  SWE_SIMD=$scan timeout 180 taskset -c 2 $bin/search_bench --text /tmp/1m.txt --model $model --threads 1 \
     --queries .gpu/data/eval/sts/stsbenchmark/sts-dev.csv \
     --repeats 3 --candidates 100,300,500 > "$out/search-$scan.jsonl" 2> "$out/search-$scan.txt" || true
 done

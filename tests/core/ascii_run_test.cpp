@@ -1,5 +1,6 @@
-// The tokenizer's block scan (core/src/ascii_run.h) against a byte-at-a-time reference.
-#include "ascii_run.h"
+// The tokenizer's block scan (the kernels' ascii_alnum_run), every variant this CPU runs, against a
+// byte-at-a-time reference.
+#include "simd/kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -29,16 +30,24 @@ TEST(AsciiAlnumRun, MatchesAByteLoop) {
       want_upper |= s[want] >= 'A' && s[want] <= 'Z';
       ++want;
     }
-    bool upper = false;
     // An exact-size buffer, so that AddressSanitizer sees any read past n.
     std::unique_ptr<char[]> copy(new char[n == 0 ? 1 : n]);
     std::copy(s.begin(), s.end(), copy.get());
-    ASSERT_EQ(AsciiAlnumRun(copy.get(), n, &upper), want) << s;
-    ASSERT_EQ(upper, want_upper) << s;
+    for (const simd::Kernels* k : simd::Supported()) {
+      bool upper = false;
+      ASSERT_EQ(k->ascii_alnum_run(copy.get(), n, &upper), want) << k->name << " " << s;
+      ASSERT_EQ(upper, want_upper) << k->name << " " << s;
+    }
   }
-  bool upper = true;  // left as is when the run has no capital
-  EXPECT_EQ(AsciiAlnumRun("abc", 3, &upper), 3u);
-  EXPECT_TRUE(upper);
+  for (const simd::Kernels* k : simd::Supported()) {
+    bool upper = true;  // left as is when the run has no capital
+    EXPECT_EQ(k->ascii_alnum_run("abc", 3, &upper), 3u) << k->name;
+    EXPECT_TRUE(upper) << k->name;
+    // A capital after the run's end (within the same 16-byte block) is not the run's.
+    upper = false;
+    EXPECT_EQ(k->ascii_alnum_run("abcdefgh ABCDEFGHIJ", 19, &upper), 8u) << k->name;
+    EXPECT_FALSE(upper) << k->name;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// simd::PickByName, which SWE_SIMD (kernel tables) and SWE_HAMMING (binary scans) go through: the
+// simd::PickByName, which SWE_SIMD (the kernel tables) goes through: the
 // entry the variable names, else the best (the last), for entries held by value and by pointer.
 #include "simd/pick.h"
 

@@ -10,6 +10,7 @@
 
 #include "container.h"
 #include "core/test_models.h"
+#include "simd/kernels.h"
 #include "swe/model_file.h"
 
 namespace swe {
@@ -145,8 +146,8 @@ TEST(RawPayload, AVocabularyEntryThatSplitsACharacterIsRefused) {
   EXPECT_NE(s.message().find("vocabulary: entry 0 is not valid UTF-8"), std::string::npos) << s.message();
 }
 
-// Past 3 x 8 KB the SSE4.2 CRC runs three interleaved chains and combines them; the tables (wasm's
-// path) take 16 bytes a step.
+// Past 3 x 8 KB the SSE4.2 and ARMv8 CRCs run three interleaved chains and combine them; the tables
+// (the generic and wasm variants') take 16 bytes a step. Every variant this CPU runs.
 TEST(RawPayload, Crc32cOfLongInputsMatchesTheDefinition) {
   auto slow = [](const uint8_t* data, size_t size) {
     uint32_t crc = ~0u;
@@ -163,11 +164,17 @@ TEST(RawPayload, Crc32cOfLongInputsMatchesTheDefinition) {
                    size_t{49152 + 13}, size_t{199'997}}) {
     for (size_t offset : {0, 3}) {
       ASSERT_EQ(container::Crc32c(bytes.data() + offset, n), slow(bytes.data() + offset, n)) << n;
-      ASSERT_EQ(container::Crc32cTables(bytes.data() + offset, n), slow(bytes.data() + offset, n)) << n;
+      for (const simd::Kernels* k : simd::Supported()) {
+        ASSERT_EQ(k->crc32c(bytes.data() + offset, n, 0), slow(bytes.data() + offset, n)) << k->name << " " << n;
+      }
     }
   }
   const uint32_t first = container::Crc32c(bytes.data(), 30'000);  // and continued from a CRC
   EXPECT_EQ(container::Crc32c(bytes.data() + 30'000, 100'000, first), slow(bytes.data(), 130'000));
+  for (const simd::Kernels* k : simd::Supported()) {
+    EXPECT_EQ(k->crc32c(bytes.data() + 30'000, 100'000, k->crc32c(bytes.data(), 30'000, 0)), slow(bytes.data(), 130'000))
+        << k->name;
+  }
 }
 
 // FrameHash as docs/FORMAT.md ("Checksum") defines it, word by word.

@@ -1,4 +1,4 @@
-// <immintrin.h> for the AVX-512 code (hamming.cpp, simd/kernels_avx512.cpp). GCC 12 warns inside its
+// <immintrin.h> for the AVX-512 code (simd/kernels_avx512.cpp). GCC 12 warns inside its
 // own AVX-512 headers (their "undefined" registers initialised from themselves): a known false
 // positive, silenced for those headers only.
 #pragma once

@@ -1,6 +1,8 @@
-// The hot loops, one table of function pointers per instruction set. Every variant is compiled from
-// the same generic source (kernels_impl.h) and must give bit-identical results: reductions use a fixed
-// 8-lane order and no FMA contraction, so native and wasm builds agree (docs/FORMAT.md, "Determinism").
+// The hot loops, one table of function pointers per instruction set: every piece of code specific to
+// one instruction set lives in core/src/simd and is reached through this table. Every variant is
+// compiled from the same generic source (kernels_impl.h) and must give bit-identical results:
+// reductions use a fixed 8-lane order and no FMA contraction, so native and wasm builds agree
+// (docs/FORMAT.md, "Determinism").
 #pragma once
 
 #include <cstddef>
@@ -36,7 +38,22 @@ struct Kernels {
                      const float* weights, size_t n);
   void (*gather_i8)(float* acc, const int8_t* table, size_t stride, const uint32_t* ids, size_t count,
                     const float* weights, const float* scales, size_t n);
+  // The binary codes' distance scan (hamming.h): out[r] = popcount(query ^ row r) for r < count, rows
+  // of `words` 64-bit words.
+  void (*hamming_distances)(const uint64_t* query, const uint64_t* rows, size_t words, size_t count,
+                            uint16_t* out);
+  // CRC-32C (Castagnoli, reflected) of data[0..size), continued from `crc` (0 to start): the
+  // container's checksum of files sealed before FrameHash.
+  uint32_t (*crc32c)(const uint8_t* data, size_t size, uint32_t crc);
+  // The tokenizer's inner loop: the length of the run of ASCII letters and digits that starts
+  // p[0..n); sets *upper when the run has a capital (A-Z), leaves it as is otherwise. Reads only
+  // p[0..n).
+  size_t (*ascii_alnum_run)(const char* p, size_t n, bool* upper);
 };
+
+// The table-driven CRC-32C (crc32c.cpp): the portable variants' crc32c, and the fallback of the
+// variants whose instruction may be missing at run time.
+uint32_t Crc32cTables(const uint8_t* data, size_t size, uint32_t crc);
 
 // The variant in use: the best this CPU supports, chosen once; SWE_SIMD=<name> overrides it
 // (an unknown or unsupported name falls back to the automatic choice).

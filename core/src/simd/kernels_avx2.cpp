@@ -1,5 +1,6 @@
-// The AVX2 + F16C kernels (compiled with -mavx2 -mf16c, never -mfma): vector_kernels.h over the
-// types below, the same source as the wasm variant's, with the same results as the generic one.
+// The AVX2 + F16C kernels (compiled with -mavx2 -mf16c -mpopcnt, never -mfma): vector_kernels.h over
+// the types below, the same source as the wasm variant's, with the same results as the generic one;
+// and the x86 Hamming scan, SSE4.2 CRC-32C and SSE2 ASCII run (AVX2 implies SSE4.2).
 // What the intrinsics buy (measured on 256 dims, ns per row, generic-source AVX2 build -> intrinsics,
 // Zen 4 VM):
 //  - axpy_f16: the F16C conversion (exact, like the generic bit trick) instead of integer ops;
@@ -111,8 +112,82 @@ struct RowPairSums {
 
 #include "simd/vector_kernels.h"
 
+// 256-dim codes, 8 rows a step, for x86 without VPOPCNTDQ (kernels_avx512.cpp has that one): per-byte
+// popcounts by a 16-entry table (`vpshufb` on each nibble), the bytes of a row summed by `vpsadbw`.
+// Rows are paired first (word 0 of rows a and b in one register, word 1 in another) so that one table
+// pass and one `vpsadbw` serve two rows, and the 4 words of a row meet in 2 qword sums, added across
+// the 128-bit halves.
+__m256i ByteBits(__m256i x) {  // popcount of each byte
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,  //
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  return _mm256_add_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble)),
+                         _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+}
+// Qwords (a's words 0+1, b's 0+1 | a's 2+3, b's 2+3) of the distances of rows a, b at p and p + 4.
+__m256i PairHalves(const uint64_t* p, __m256i query) {
+  const __m256i a = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), query);
+  const __m256i b = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), query);
+  return _mm256_sad_epu8(_mm256_add_epi8(ByteBits(_mm256_unpacklo_epi64(a, b)), ByteBits(_mm256_unpackhi_epi64(a, b))),
+                         _mm256_setzero_si256());
+}
+// Qwords (a, b | c, d): the distances of the 4 rows at p.
+__m256i Quad(const uint64_t* p, __m256i query) {
+  const __m256i ab = PairHalves(p, query), cd = PairHalves(p + 8, query);
+  return _mm256_add_epi64(_mm256_permute2x128_si256(ab, cd, 0x20), _mm256_permute2x128_si256(ab, cd, 0x31));
+}
+
+// Other widths and the last rows: kernels_impl.h's loop, with popcnt.
+void ScanCodes(const uint64_t* q, const uint64_t* rows, size_t words, size_t count, uint16_t* out) {
+  if (words != 4) return impl::HammingDistances(q, rows, words, count, out);
+  const __m256i query = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+  size_t r = 0;
+  for (; r + 8 <= count; r += 8, rows += 32) {
+    // Unlike the AVX-512 scan, this one needs a software prefetch, and far ahead: its arithmetic takes
+    // almost as long as the memory, and alone the hardware's prefetch falls behind (docs/BENCHMARKS.md).
+    // 8 KB ahead: 1-4 KB gained less. An address, not a pointer: it may lie past the end.
+    const uintptr_t ahead = reinterpret_cast<uintptr_t>(rows) + 8192;
+    for (uintptr_t line = 0; line < 256; line += 64) __builtin_prefetch(reinterpret_cast<const void*>(ahead + line));
+    // Dwords (0, 1, 4, 5 | 2, 3, 6, 7) after the pack (each distance <= 256, the upper dwords 0),
+    // put in order and narrowed to 16 bits.
+    const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(Quad(rows, query), Quad(rows + 16, query)),
+                                                       _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r),
+                     _mm_packus_epi32(_mm256_castsi256_si128(packed), _mm256_extracti128_si256(packed, 1)));
+  }
+  impl::HammingDistances(q, rows, words, count - r, out + r);
+}
+
+// 16 bytes: unsigned x < limit as min(x, limit - 1) == x (SSE2 compares bytes as signed only), one
+// mask bit per byte.
+void ClassifyAscii(const char* p, uint64_t* other, uint64_t* capitals) {
+  const auto below = [](__m128i x, int limit) {
+    return _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(static_cast<char>(limit - 1))), x);
+  };
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i digit = below(_mm_sub_epi8(v, _mm_set1_epi8('0')), 10);
+  const __m128i letter = below(_mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a')), 26);
+  const __m128i capital = below(_mm_sub_epi8(v, _mm_set1_epi8('A')), 26);
+  *other = ~static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter))) & 0xFFFF;
+  *capitals = static_cast<uint32_t>(_mm_movemask_epi8(capital));
+}
+
+#include "simd/crc32c_chains.h"
+
+void VecHammingDistances(const uint64_t* q, const uint64_t* rows, size_t words, size_t count, uint16_t* out) {
+  ScanCodes(q, rows, words, count, out);
+}
+uint32_t VecCrc32c(const uint8_t* data, size_t size, uint32_t crc) {
+  return Crc32cChains(
+      data, size, crc, [](uint32_t c, uint64_t v) { return static_cast<uint32_t>(_mm_crc32_u64(c, v)); },
+      [](uint32_t c, uint8_t b) { return _mm_crc32_u8(c, b); });
+}
+size_t VecAsciiAlnumRun(const char* p, size_t n, bool* upper) {
+  return impl::AsciiAlnumRunBlocks<1>(p, n, upper, ClassifyAscii);
+}
+
 }  // namespace
 }  // namespace swe::simd::avx2
 
-#define SWE_KERNELS_VEC 1  // every kernel: vector_kernels.h
+#define SWE_KERNELS_VEC 1  // every kernel: Vec<Kernel> (vector_kernels.h and the ones above)
 #include "simd/kernels_table.h"

@@ -3,8 +3,9 @@
 // unsigned by 64 signed bytes and adds them in fours into 16 int32 lanes: 8 a 256-dim row (4 for the
 // products, 4 for the row's byte sum), where AVX2 takes 16 vpmaddwd after sign-extending both sides to
 // 16 bits. Integer sums are exact in any order, so the results equal every other variant's bit for bit
-// (kernels_test). gather_i8 sums two rows per vpmaddwd, 32 columns a register (gather_i8.h). Every
-// other kernel is AVX2's.
+// (kernels_test). gather_i8 sums two rows per vpmaddwd, 32 columns a register (gather_i8.h). The
+// Hamming scan uses VPOPCNTDQ where the CPU has it (not every VNNI CPU does). Every other kernel is
+// AVX2's.
 #include "simd/immintrin_avx512.h"
 
 #include <cstddef>
@@ -114,6 +115,34 @@ struct RowPairSums {
 
 #include "simd/gather_i8.h"
 
+// 256-dim codes, 8 rows (4 registers of 2 rows) a step: XOR, a popcount per 64-bit word, then the
+// four words of each row summed by two rounds of lane shuffles and the 8 sums narrowed to 16 bits.
+// No software prefetch: the hardware's sequential prefetch is faster (docs/BENCHMARKS.md).
+__attribute__((target("avx512vpopcntdq"))) void HammingDistances(const uint64_t* q, const uint64_t* rows,
+                                                                 size_t words, size_t count, uint16_t* out) {
+  if (words != 4) return impl::HammingDistances(q, rows, words, count, out);
+  const __m512i query = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
+  // After the two rounds the lanes hold rows 0, 2, 1, 3, 4, 6, 5, 7: put them in order.
+  const __m512i order = _mm512_set_epi64(7, 5, 6, 4, 3, 1, 2, 0);
+  size_t r = 0;
+  for (; r + 8 <= count; r += 8, rows += 32) {
+    const __m512i* p = reinterpret_cast<const __m512i*>(rows);
+    const __m512i c0 = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_loadu_si512(p), query));      // rows 0, 1
+    const __m512i c1 = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_loadu_si512(p + 1), query));  // rows 2, 3
+    const __m512i c2 = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_loadu_si512(p + 2), query));  // rows 4, 5
+    const __m512i c3 = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_loadu_si512(p + 3), query));  // rows 6, 7
+    // Per 128-bit lane, words 0+1 (or 2+3) of two rows: lanes (row 0 w01, row 2 w01), (0 w23, 2 w23), ...
+    const __m512i s01 = _mm512_add_epi64(_mm512_unpacklo_epi64(c0, c1), _mm512_unpackhi_epi64(c0, c1));
+    const __m512i s23 = _mm512_add_epi64(_mm512_unpacklo_epi64(c2, c3), _mm512_unpackhi_epi64(c2, c3));
+    // Lanes 0 and 2 of each (the w01 halves) plus lanes 1 and 3 (the w23 halves): whole distances.
+    const __m512i sums = _mm512_add_epi64(_mm512_shuffle_i64x2(s01, s23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                          _mm512_shuffle_i64x2(s01, s23, _MM_SHUFFLE(3, 1, 3, 1)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r),
+                     _mm512_cvtepi64_epi16(_mm512_permutexvar_epi64(order, sums)));
+  }
+  impl::HammingDistances(q, rows, words, count - r, out + r);
+}
+
 }  // namespace
 
 const Kernels& Table() {
@@ -123,6 +152,7 @@ const Kernels& Table() {
     k.dot_i8 = DotI8;
     k.scan_i8 = ScanI8;
     k.gather_i8 = GatherI8;
+    if (__builtin_cpu_supports("avx512vpopcntdq")) k.hamming_distances = HammingDistances;
     return k;
   }();
   return table;

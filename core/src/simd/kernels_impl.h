@@ -15,6 +15,7 @@
 //    4-wide registers give (hi + lo, then pairs): a 4-lane wasm simd128 build reproduces it exactly.
 //  - Integer dot products are exact (int32 cannot overflow for n <= 65536), so their order is free.
 //  - The int8 gather sums in integers (GatherI8 below), so its order is free too.
+//  - Hamming distances, CRC-32C and the ASCII run are integer results: exact in any variant.
 #ifndef SWE_KERNELS_NS
 #error "define SWE_KERNELS_NS before including kernels_impl.h"
 #endif
@@ -38,6 +39,13 @@ constexpr size_t kLanes = 8;
 
 inline float Combine(const float* s) {
   return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+}
+
+// The end of a float reduction whose 8 lanes a 4-wide variant has stored (lanes 0-3, 4-7): the tail of
+// m < kLanes products added to lanes 0.. in scalar code, then Combine's tree.
+inline float FinishLanes(float* lanes, const float* a, const float* b, size_t m) {
+  for (size_t j = 0; j < m; ++j) lanes[j] += a[j] * b[j];
+  return Combine(lanes);
 }
 
 inline void AxpyF32(float* acc, const float* x, float a, size_t n) {
@@ -178,6 +186,57 @@ inline void GatherI8(float* acc, const int8_t* table, size_t stride, const uint3
     I8FixedCoefficients(ids + start, rows, weights, scales, fixed.scale, k);
     GatherI8Columns(acc, table, stride, ids + start, rows, k, fixed.unit, 0, n);
   }
+}
+
+// The binary codes' distances (the popcounts compile to one instruction where the compile flags
+// allow: the x86 variants' -mpopcnt, aarch64's cnt, wasm's i64.popcnt). The vector variants use it
+// for widths other than their unrolled one, and for the rows after their last full step.
+[[gnu::always_inline]] inline void HammingDistances(const uint64_t* q, const uint64_t* rows, size_t words,
+                                                    size_t count, uint16_t* out) {
+  if (words == 4) {  // 256 dims, the default model: unrolled
+    for (size_t r = 0; r < count; ++r, rows += 4) {
+      out[r] = static_cast<uint16_t>(__builtin_popcountll(q[0] ^ rows[0]) + __builtin_popcountll(q[1] ^ rows[1]) +
+                                     __builtin_popcountll(q[2] ^ rows[2]) + __builtin_popcountll(q[3] ^ rows[3]));
+    }
+    return;
+  }
+  for (size_t r = 0; r < count; ++r, rows += words) {
+    uint32_t d = 0;
+    for (size_t w = 0; w < words; ++w) d += __builtin_popcountll(q[w] ^ rows[w]);
+    out[r] = static_cast<uint16_t>(d);
+  }
+}
+
+inline uint32_t Crc32c(const uint8_t* data, size_t size, uint32_t crc) { return Crc32cTables(data, size, crc); }
+
+// The run of ASCII letters and digits at p[0..n), a byte at a time.
+inline size_t AsciiAlnumRun(const char* p, size_t n, bool* upper) {
+  size_t i = 0;
+  for (; i < n; ++i) {
+    const auto b = static_cast<uint8_t>(p[i]);
+    if (static_cast<uint8_t>(b - '0') >= 10 && static_cast<uint8_t>((b | 0x20) - 'a') >= 26) break;
+    if (static_cast<uint8_t>(b - 'A') < 26) *upper = true;
+  }
+  return i;
+}
+
+// The same 16 bytes a step, for the vector variants: classify(p) gives two masks of p[0..16), `other`
+// (bytes that are not ASCII letters or digits) and `capitals` (A-Z), kBits bits per byte (all set or
+// all clear), byte 0 lowest. The bytes after the last whole block go a byte at a time.
+template <int kBits, class Classify>
+[[gnu::always_inline]] inline size_t AsciiAlnumRunBlocks(const char* p, size_t n, bool* upper, Classify classify) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint64_t other, capitals;
+    classify(p + i, &other, &capitals);
+    if (other != 0) {
+      const auto length = static_cast<size_t>(__builtin_ctzll(other)) / kBits;
+      if (capitals & ((uint64_t{1} << (kBits * length)) - 1)) *upper = true;
+      return i + length;
+    }
+    if (capitals != 0) *upper = true;
+  }
+  return i + AsciiAlnumRun(p + i, n - i, upper);
 }
 
 }  // namespace impl

@@ -6,7 +6,9 @@
 //    no fused multiply-add);
 //  - dot_f32 / scan_f32: the 8 lanes of kernels_impl.h as two 4-wide registers (lanes 0-3, 4-7);
 //  - dot_i8 / scan_i8: sign-extend to 16 bit and i32x4.dot_i16x8 (integer sums are exact);
-//  - gather_i8: two rows per i32x4.dot_i16x8 (RowPairSums; kernels_impl.h's integer sums).
+//  - gather_i8: two rows per i32x4.dot_i16x8 (RowPairSums; kernels_impl.h's integer sums);
+//  - the ASCII run: 16 bytes a step, u8x16 compares and a bitmask; the Hamming scan (i64.popcnt) and
+//    CRC-32C (tables) are the portable ones.
 #include <wasm_simd128.h>
 
 #include <cstddef>
@@ -49,14 +51,12 @@ struct Vec {
   static Vec Load(const uint16_t* p) { return {HalfToFloat4(wasm_u32x4_load16x4(p))}; }
   static Vec Load(const int8_t* p) { return {Int8ToFloat4(wasm_v128_load32_zero(p))}; }
   void Store(float* p) const { wasm_v128_store(p, v); }
-  // Lanes 0-3 and 4-7 stored, the tail added to lanes 0.. in scalar code, then impl::Combine's tree.
+  // Lanes 0-3 and 4-7 stored, then impl::FinishLanes.
   // (A zero-padded tail load and a shuffle tree ran the scan 30-60% slower in V8.)
   static float Finish(const Vec* s, const float* a, const float* b, size_t m) {
     float lanes[impl::kLanes];
-    s[0].Store(lanes);
-    s[1].Store(lanes + kWidth);
-    for (size_t j = 0; j < m; ++j) lanes[j] += a[j] * b[j];
-    return impl::Combine(lanes);
+    s[0].Store(lanes), s[1].Store(lanes + kWidth);
+    return impl::FinishLanes(lanes, a, b, m);
   }
 };
 Vec operator+(Vec a, Vec b) { return {wasm_f32x4_add(a.v, b.v)}; }
@@ -106,8 +106,27 @@ struct RowPairSums {
 
 #include "simd/vector_kernels.h"
 
+// 16 bytes, one mask bit per byte.
+void ClassifyAscii(const char* p, uint64_t* other, uint64_t* capitals) {
+  const v128_t v = wasm_v128_load(p);
+  const v128_t digit = wasm_u8x16_lt(wasm_i8x16_sub(v, wasm_i8x16_splat('0')), wasm_i8x16_splat(10));
+  const v128_t letter =
+      wasm_u8x16_lt(wasm_i8x16_sub(wasm_v128_or(v, wasm_i8x16_splat(0x20)), wasm_i8x16_splat('a')), wasm_i8x16_splat(26));
+  const v128_t capital = wasm_u8x16_lt(wasm_i8x16_sub(v, wasm_i8x16_splat('A')), wasm_i8x16_splat(26));
+  *other = ~static_cast<uint32_t>(wasm_i8x16_bitmask(wasm_v128_or(digit, letter))) & 0xFFFF;
+  *capitals = static_cast<uint32_t>(wasm_i8x16_bitmask(capital));
+}
+
+void VecHammingDistances(const uint64_t* q, const uint64_t* rows, size_t words, size_t count, uint16_t* out) {
+  impl::HammingDistances(q, rows, words, count, out);
+}
+uint32_t VecCrc32c(const uint8_t* data, size_t size, uint32_t crc) { return Crc32cTables(data, size, crc); }
+size_t VecAsciiAlnumRun(const char* p, size_t n, bool* upper) {
+  return impl::AsciiAlnumRunBlocks<1>(p, n, upper, ClassifyAscii);
+}
+
 }  // namespace
 }  // namespace swe::simd::wasm128
 
-#define SWE_KERNELS_VEC 1  // every kernel: vector_kernels.h
+#define SWE_KERNELS_VEC 1  // every kernel: Vec<Kernel> (vector_kernels.h and the ones above)
 #include "simd/kernels_table.h"

@@ -1,5 +1,5 @@
 // Picks one of several implementations of the same function (kernel tables, scans): the one an
-// environment variable names (SWE_SIMD, SWE_HAMMING: for benchmarks and tests), else the best.
+// environment variable names (SWE_SIMD: for benchmarks and tests), else the best.
 #pragma once
 
 #include <cstdlib>
