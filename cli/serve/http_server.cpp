@@ -42,6 +42,8 @@ void SendError(httplib::Response& res, Style style, int status, const std::strin
 const std::set<std::string> kRoutes = {"/v1/embeddings", "/embed", "/search", "/index/add", "/index/remove",
                                        "/health", "/metrics"};
 
+constexpr size_t kMaxHeaders = 100;
+
 std::string RouteLabel(const std::string& path) { return kRoutes.count(path) ? path : "other"; }
 
 std::string StatusMessage(int status) {
@@ -85,6 +87,14 @@ int Serve(Service& service, const ServerOptions& options) {
     SendError(res, Style::kOpenAI, res.status, StatusMessage(res.status));
     return httplib::Server::HandlerResponse::Handled;
   }));
+
+  // cpp-httplib bounds each header line (8 KB) but not their number: refuse floods once read.
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.headers.size() <= kMaxHeaders) return httplib::Server::HandlerResponse::Unhandled;
+    SendError(res, Style::kOpenAI, 431, "more than " + std::to_string(kMaxHeaders) + " header fields");
+    res.set_header("Connection", "close");
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   auto post = [&](const char* path, Style style, std::function<Json(const Json&)> answer) {
     server.Post(path, [&, path, style, answer](const httplib::Request& req, httplib::Response& res) {
