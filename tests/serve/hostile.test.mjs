@@ -73,7 +73,7 @@ test('truncated bodies, huge headers, header floods: an error or a dropped conne
   assert.ok(hugeHeader.closed && (hugeHeader.received === '' || /^HTTP\/1.1 4\d\d/.test(hugeHeader.received)));
   const flood = Array.from({ length: 5000 }, (_, i) => `X-H${i}: v\r\n`).join('');
   const floodAnswer = await rawRequest(server, `GET /health HTTP/1.1\r\nHost: x\r\n${flood}\r\n`);
-  assert.match(floodAnswer.received, /^HTTP\/1.1 431/);
+  assert.ok(floodAnswer.closed && (floodAnswer.received === '' || /^HTTP\/1.1 431/.test(floodAnswer.received)));
   assert.ok(Date.now() - started < 15000);
   await assertHealthy();
 });
@@ -96,7 +96,7 @@ test('slowloris: slow senders are dropped, other clients are still served', asyn
     const res = await postJson(server, '/v1/embeddings', { input: 'still served' });
     assert.equal(res.status, 200);
     assert.ok(Date.now() - started < 10000, `served after ${Date.now() - started} ms`);
-    await Promise.race([Promise.all(closed), new Promise((_, reject) => setTimeout(() => reject(new Error('slow clients not dropped')), 10000))]);
+    await Promise.race([Promise.all(closed), new Promise((_, reject) => setTimeout(() => reject(new Error('slow clients not dropped')), 20000))]);
   } finally {
     clearInterval(drip);
     sockets.forEach((s) => s.destroy());
