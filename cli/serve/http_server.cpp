@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <set>
 #include <thread>
 
@@ -74,6 +77,13 @@ int Serve(Service& service, const ServerOptions& options) {
   WorkQueue queue(options.threads, options.queue);
   const size_t connections = options.connections;
   server.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
+  // TCP_NODELAY on the listening socket is inherited by accepted ones: without it the library's
+  // separate writes of headers and body meet delayed ACKs and every answer waits 40 ms.
+  server.set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  });
   server.set_payload_max_length(service.limits().max_body_bytes);
   server.set_read_timeout(options.timeout_seconds);
   server.set_write_timeout(options.timeout_seconds);
