@@ -27,10 +27,12 @@ namespace {
 // Error bodies: OpenAI's shape everywhere except TEI's /embed, which has its own.
 enum class Style { kOpenAI, kTei };
 
-void SendJson(httplib::Response& res, int status, const Json& body) {
+void SendJson(httplib::Response& res, int status, const std::string& json_text) {
   res.status = status;
-  res.set_content(DumpJson(body) + "\n", "application/json");
+  res.set_content(json_text + "\n", "application/json");
 }
+
+void SendJson(httplib::Response& res, int status, const Json& body) { SendJson(res, status, DumpJson(body)); }
 
 void SendError(httplib::Response& res, Style style, int status, const std::string& message) {
   if (style == Style::kTei) {
@@ -106,7 +108,7 @@ int Serve(Service& service, const ServerOptions& options) {
     return httplib::Server::HandlerResponse::Handled;
   });
 
-  auto post = [&](const char* path, Style style, std::function<Json(const Json&)> answer) {
+  auto post = [&](const char* path, Style style, std::function<std::string(const Json&)> answer) {
     server.Post(path, [&, path, style, answer](const httplib::Request& req, httplib::Response& res) {
       const auto start = std::chrono::steady_clock::now();
       try {
@@ -130,9 +132,9 @@ int Serve(Service& service, const ServerOptions& options) {
   };
   post("/v1/embeddings", Style::kOpenAI, [&](const Json& body) { return service.Embeddings(body); });
   post("/embed", Style::kTei, [&](const Json& body) { return service.Embed(body); });
-  post("/search", Style::kOpenAI, [&](const Json& body) { return service.Search(body); });
-  post("/index/add", Style::kOpenAI, [&](const Json& body) { return service.AddDocuments(body); });
-  post("/index/remove", Style::kOpenAI, [&](const Json& body) { return service.RemoveDocuments(body); });
+  post("/search", Style::kOpenAI, [&](const Json& body) { return DumpJson(service.Search(body)); });
+  post("/index/add", Style::kOpenAI, [&](const Json& body) { return DumpJson(service.AddDocuments(body)); });
+  post("/index/remove", Style::kOpenAI, [&](const Json& body) { return DumpJson(service.RemoveDocuments(body)); });
   server.Get("/health", [&](const httplib::Request&, httplib::Response& res) { SendJson(res, 200, service.Health()); });
   server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics.Render({queue.waiting(), queue.active(), service.index_size()}),

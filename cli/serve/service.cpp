@@ -1,6 +1,7 @@
 #include "service.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -40,6 +41,18 @@ std::string DocumentId(const Json& doc) {
   if (it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
   if (it->is_number_integer()) return it->dump();
   throw ApiError(400, "'id' must be a non-empty string or a whole number");
+}
+
+// A JSON array of `n` floats, each as its shortest text that reads back as the same float.
+void AppendFloats(const float* v, uint32_t n, std::string* out) {
+  out->push_back('[');
+  char text[32];
+  for (uint32_t d = 0; d < n; ++d) {
+    if (d) out->push_back(',');
+    auto [end, ec] = std::to_chars(text, text + sizeof text, v[d]);
+    out->append(text, ec == std::errc() ? end : text);
+  }
+  out->push_back(']');
 }
 
 }  // namespace
@@ -111,38 +124,37 @@ std::vector<float> Service::Encode(const std::vector<std::string>& texts, uint32
   return out;
 }
 
-Json Service::Embeddings(const Json& body) {
+std::string Service::Embeddings(const Json& body) {
   RequireObject(body);
   if (!body.contains("input")) throw ApiError(400, "'input' is required");
   const std::string format = GetString(body, "encoding_format", "float");
   if (format != "float" && format != "base64") throw ApiError(400, "'encoding_format' must be float or base64");
-  GetString(body, "model", "");  // any name is accepted: there is one model; checked only for its type
+  const std::string model = GetString(body, "model", model_name_);  // any name: there is one model
   GetString(body, "user", "");
   const uint32_t model_dims = swe_model_get_dims(model_.get());
   const uint32_t dims = static_cast<uint32_t>(GetCount(body, "dimensions", model_dims, 1, model_dims));
   const std::vector<std::string> texts = Texts(body["input"], "input", false, false);
   uint64_t words = 0;
   const std::vector<float> vectors = Encode(texts, dims, &words);
-  Json data = Json::array();
+  // Written by hand rather than through Json: thousands of floats, each printed once, shortest first.
+  std::string out = "{\"object\":\"list\",\"data\":[";
   for (size_t i = 0; i < texts.size(); ++i) {
     const float* v = vectors.data() + i * dims;
-    Json item = {{"object", "embedding"}, {"index", i}};
+    out += i ? ",{" : "{";
+    out += "\"object\":\"embedding\",\"index\":" + std::to_string(i) + ",\"embedding\":";
     if (format == "base64") {
-      item["embedding"] = Base64(v, dims * sizeof(float));  // little-endian float32, as OpenAI sends it
+      out += '"' + Base64(v, dims * sizeof(float)) + '"';  // little-endian float32, as OpenAI sends it
     } else {
-      Json numbers = Json::array();
-      for (uint32_t d = 0; d < dims; ++d) numbers.push_back(cli::JsonFloat(v[d]));
-      item["embedding"] = std::move(numbers);
+      AppendFloats(v, dims, &out);
     }
-    data.push_back(std::move(item));
+    out += '}';
   }
-  return {{"object", "list"},
-          {"data", std::move(data)},
-          {"model", GetString(body, "model", model_name_)},
-          {"usage", {{"prompt_tokens", words}, {"total_tokens", words}}}};
+  out += "],\"model\":" + DumpJson(model) + ",\"usage\":{\"prompt_tokens\":" + std::to_string(words) +
+         ",\"total_tokens\":" + std::to_string(words) + "}}";
+  return out;
 }
 
-Json Service::Embed(const Json& body) {
+std::string Service::Embed(const Json& body) {
   RequireObject(body);
   if (!body.contains("inputs")) throw ApiError(400, "'inputs' is required");
   const bool normalize = GetBool(body, "normalize", true);
@@ -155,7 +167,7 @@ Json Service::Embed(const Json& body) {
   const std::vector<std::string> texts = Texts(body["inputs"], "inputs", truncate, direction == "Left");
   uint64_t words = 0;
   std::vector<float> vectors = Encode(texts, dims, &words);
-  Json out = Json::array();
+  std::string out = "[";
   for (size_t i = 0; i < texts.size(); ++i) {
     float* v = vectors.data() + i * dims;
     if (normalize && !model_normalizes_) {  // a model that normalises already gives unit vectors
@@ -166,10 +178,10 @@ Json Service::Embed(const Json& body) {
         for (uint32_t d = 0; d < dims; ++d) v[d] *= scale;
       }
     }
-    Json numbers = Json::array();
-    for (uint32_t d = 0; d < dims; ++d) numbers.push_back(cli::JsonFloat(v[d]));
-    out.push_back(std::move(numbers));
+    if (i) out += ',';
+    AppendFloats(v, dims, &out);
   }
+  out += ']';
   return out;
 }
 

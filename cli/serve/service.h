@@ -28,8 +28,9 @@ class Service {
   // starts an empty index of the model's dims, written by the first add.
   Service(cli::ModelPtr model, const std::string& index_path, const Limits& limits);
 
-  Json Embeddings(const Json& body);  // POST /v1/embeddings, OpenAI's API
-  Json Embed(const Json& body);       // POST /embed, text-embeddings-inference's API
+  // The two embedding answers are JSON text, written directly (thousands of floats).
+  std::string Embeddings(const Json& body);  // POST /v1/embeddings, OpenAI's API
+  std::string Embed(const Json& body);       // POST /embed, text-embeddings-inference's API
   Json Search(const Json& body);      // POST /search
   Json AddDocuments(const Json& body);     // POST /index/add
   Json RemoveDocuments(const Json& body);  // POST /index/remove
