@@ -29,7 +29,9 @@ enum class Style { kOpenAI, kTei };
 
 void SendJson(httplib::Response& res, int status, const std::string& json_text) {
   res.status = status;
-  res.set_content(json_text + "\n", "application/json");
+  // With "; charset=utf-8" cpp-httplib does not gzip the answer for clients that accept it (Node's
+  // fetch, the openai client): compressing thousands of floats costs more CPU than encoding them.
+  res.set_content(json_text + "\n", "application/json; charset=utf-8");
 }
 
 void SendJson(httplib::Response& res, int status, const Json& body) { SendJson(res, status, DumpJson(body)); }

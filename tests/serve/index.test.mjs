@@ -1,5 +1,5 @@
 // The index routes: durable changes (the file holds each answered change), concurrent writers lose
-// nothing, kill -9 during writes leaves a loadable index. (SIGTERM's drain: tests/serve/run.sh, with curl.)
+// nothing, kill -9 during writes leaves a loadable index, SIGTERM finishes the requests in flight.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -96,4 +96,21 @@ test('kill -9 during index writes leaves a loadable index with every answered do
   } finally {
     index.cleanup();
   }
+});
+
+test('SIGTERM finishes the request in flight and exits 0', async () => {
+  const server = await startServer(['--max-body-bytes', '67108864', '--max-inputs', '100000']);
+  const input = Array.from({ length: 60000 }, (_, i) => `sentence ${i} about cats, dogs, markets and the weather of tomorrow`);
+  const pending = postJson(server, '/v1/embeddings', { input, dimensions: 8 });
+  for (;;) {  // wait until it is being computed
+    const metrics = await (await fetch(server.url + '/metrics')).text();
+    if (/swe_requests_in_flight 1/.test(metrics)) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  server.process.kill('SIGTERM');
+  const res = await pending;
+  assert.equal(res.status, 200);
+  assert.equal(res.json.data.length, input.length);
+  assert.equal(await server.exited, 0);
+  assert.match(server.stderr(), /stopping/);
 });

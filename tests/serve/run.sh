@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `swe serve`'s tests: the node:test suites (real openai and LangChain clients, TEI requests, bad
-# requests and hostile clients, index writes under kill -9 and concurrency), SIGTERM's drain with curl,
-# then a bounded load test with wrk (30 s; 0 errors; p50/p99 and RSS before/after printed) and an
+# requests and hostile clients, index writes under kill -9 and concurrency, SIGTERM's drain), then a
+# bounded load test with wrk (30 s; 0 errors; p50/p99 and RSS before/after printed) and an
 # overload run that must give 429s, not failures. 127.0.0.1, ports 18000-18999 only.
 # usage: tests/serve/run.sh [SECONDS]   (the load test's length, default 30)
 set -euo pipefail
@@ -32,20 +32,6 @@ start() {
   exit 1
 }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-
-echo "== SIGTERM finishes the request in flight and exits 0"
-start --max-body-bytes 67108864 --max-inputs 100000
-/usr/bin/python3 -c 'import json; print(json.dumps({"input": ["sentence %d about cats, dogs, markets and the weather of tomorrow" % i for i in range(60000)], "dimensions": 8}))' >"$work/big.json"
-curl -s -o "$work/big.out" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$work/big.json" \
-  "$url/v1/embeddings" >"$work/big.status" &
-client=$!
-until curl -s "$url/metrics" | grep -q '^swe_requests_in_flight 1'; do sleep 0.01; done
-kill -TERM "$pid"
-code=0; wait "$pid" || code=$?
-wait "$client"
-[[ "$code" == 0 && "$(cat "$work/big.status")" == 200 ]] || { echo "drain failed: exit $code, HTTP $(cat "$work/big.status")"; exit 1; }
-/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["data"]) == 60000' "$work/big.out"
-echo "ok: the answer (60000 vectors) arrived, exit 0"
 
 echo "== load: ${seconds} s of single-text requests, 8 connections, --threads 2"
 start --threads 2
