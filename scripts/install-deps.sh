@@ -8,11 +8,13 @@
 # ~200 packages).
 set -euo pipefail
 native=(build-essential cmake ca-certificates pkg-config
-        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev)
+        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev
+        libcpp-httplib-dev)  # swe serve's HTTP server
 rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
-      chromium)  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
+      chromium  # the web demo's browser test (driven by npm playwright-core, web-demo/test/)
+      wrk curl)  # swe serve's load test and benchmark (tests/serve/run.sh, bench/serve_bench.sh)
 case "${1:-}" in
   --native) packages=("${native[@]}") ;;
   "") packages=("${native[@]}" "${rest[@]}") ;;

@@ -92,6 +92,8 @@ int Serve(Service& service, const ServerOptions& options) {
   server.set_read_timeout(options.timeout_seconds);
   server.set_write_timeout(options.timeout_seconds);
   server.set_keep_alive_timeout(options.idle_seconds);
+  // The library's default of 5 requests per connection stays: it also bounds how many read timeouts
+  // (each answered 400) a client that trickles bytes can take before it is dropped.
   server.set_logger([&metrics](const httplib::Request& req, const httplib::Response& res) {
     metrics.CountResponse(RouteLabel(req.path), res.status);
   });
