@@ -121,7 +121,7 @@ int Serve(Service& service, const ServerOptions& options) {
           metrics.CountRejected();
           throw ApiError(429, "the server is busy: retry later");
         }
-        SendJson(res, 200, answer(ParseJson(req.body)));
+        SendJson(res, 200, answer(ParseJson(req.body, service.limits().max_json_values())));
       } catch (const ApiError& e) {
         SendError(res, style, e.status(), e.what());
       } catch (const std::bad_alloc&) {

@@ -1,6 +1,7 @@
 #include "json_body.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "api_error.h"
 
@@ -8,17 +9,18 @@ namespace swe::serve {
 
 namespace {
 
-bool Parse(std::string_view text, Json* out, std::string* error) {
+bool Parse(std::string_view text, size_t max_values, Json* out, std::string* error) {
   bool too_deep = false;
-  // The callback sees each value as it starts; a container past the limit is discarded (false), so
-  // nothing deeper is ever built, and the flag turns the whole body into an error.
-  Json::parser_callback_t limit = [&too_deep](int depth, Json::parse_event_t event, Json&) {
+  size_t values = 0;
+  // The callback sees each value as it starts or ends; past a limit everything is discarded (false),
+  // so nothing more is built, and the flags turn the whole body into an error.
+  Json::parser_callback_t limit = [&](int depth, Json::parse_event_t event, Json&) {
     if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
         depth >= kMaxJsonDepth) {
       too_deep = true;
-      return false;
     }
-    return !too_deep;
+    if (event == Json::parse_event_t::value) ++values;
+    return !too_deep && values <= max_values;
   };
   try {
     *out = Json::parse(text.begin(), text.end(), limit);
@@ -30,6 +32,10 @@ bool Parse(std::string_view text, Json* out, std::string* error) {
     *error = "invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
     return false;
   }
+  if (values > max_values) {
+    *error = "the request has more than " + std::to_string(max_values) + " JSON values";
+    return false;
+  }
   return true;
 }
 
@@ -39,16 +45,16 @@ std::string TypeError(const char* name, const char* expected) {
 
 }  // namespace
 
-Json ParseJson(std::string_view text) {
+Json ParseJson(std::string_view text, size_t max_values) {
   Json value;
   std::string error;
-  if (!Parse(text, &value, &error)) throw ApiError(400, error);
+  if (!Parse(text, max_values, &value, &error)) throw ApiError(400, error);
   return value;
 }
 
 bool TryParseJson(std::string_view text, Json* out) {
   std::string error;
-  return Parse(text, out, &error);
+  return Parse(text, SIZE_MAX, out, &error);
 }
 
 std::string DumpJson(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }

@@ -15,10 +15,12 @@ using Json = nlohmann::ordered_json;  // answers keep the order OpenAI and TEI d
 // Containers nested deeper than this are refused before they are built: the writer recurses.
 constexpr int kMaxJsonDepth = 32;
 
-// Parses `text`; throws ApiError(400) for invalid JSON (invalid UTF-8 included) or nesting deeper
-// than kMaxJsonDepth.
-Json ParseJson(std::string_view text);
-// The same, returning false instead of throwing (for metadata already stored in an index).
+// Parses `text`; throws ApiError(400) for invalid JSON (invalid UTF-8 included), nesting deeper than
+// kMaxJsonDepth, or more than `max_values` values (strings, numbers, ... anywhere: what the parsed
+// document costs in memory, about 100 bytes a value, stays bounded whatever the body holds).
+Json ParseJson(std::string_view text, size_t max_values);
+// The same without a limit on values, returning false instead of throwing (for metadata already
+// stored in an index).
 bool TryParseJson(std::string_view text, Json* out);
 
 // Compact JSON text; invalid UTF-8 (only possible in echoed error details) becomes U+FFFD.

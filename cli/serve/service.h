@@ -20,6 +20,8 @@ struct Limits {
   size_t max_inputs = 2048;          // texts or documents in one request
   size_t max_text_bytes = 64u << 10; // one text, in UTF-8 bytes
   size_t max_k = 1000;               // hits of one search
+  // JSON values in one request body: room for max_inputs documents with some metadata each.
+  size_t max_json_values() const { return max_inputs * 64 + 1024; }
 };
 
 class Service {

@@ -33,6 +33,7 @@ test('bad bodies get 400 with a JSON error naming the problem', async () => {
     [{ input: 'a', model: 7 }, /model/],
     [{ input: 'a'.repeat(70000) }, /bytes, more than/],
     [{ input: Array(100000).fill('a') }, /more than the 2048 allowed/],
+    ['{"input": [' + Array(2_000_000).fill('"a"').join(',') + ']}', /more than 132096 JSON values/],  // 8 MB
   ];
   for (const [body, message] of cases) {
     const res = await postJson(server, '/v1/embeddings', body);
