@@ -108,7 +108,6 @@ int Serve(Service& service, const ServerOptions& options) {
   server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     if (req.headers.size() <= kMaxHeaders) return httplib::Server::HandlerResponse::Unhandled;
     SendError(res, Style::kOpenAI, 431, "more than " + std::to_string(kMaxHeaders) + " header fields");
-    res.set_header("Connection", "close");
     return httplib::Server::HandlerResponse::Handled;
   });
 
