@@ -19,5 +19,6 @@ int RunDedupe(const Args& args);      // cmd_helpers.cpp
 int RunCluster(const Args& args);     // cmd_helpers.cpp
 int RunConvert(const Args& args);     // cmd_convert.cpp
 int RunEval(const Args& args);        // cmd_eval.cpp
+int RunServe(const Args& args);       // cmd_serve.cpp (the server: serve/)
 
 }  // namespace swe::cli

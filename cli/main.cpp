@@ -31,6 +31,7 @@ constexpr const char* kUsage =
     "  tokenize MODEL TEXT                 show each word and how it matched the vocabulary\n"
     "  convert --from FORMAT IN -o OUT.swe convert word vectors (glove-json, word2vec) to a model\n"
     "  eval MODEL... [--tasks LIST]        score models on STS, retrieval and classification sets\n"
+    "  serve MODEL [--index FILE]          embeddings (OpenAI and TEI APIs) and search over HTTP\n"
     "\n"
     "options:\n"
     "  -h, --help     show help (also after a command: swe encode --help)\n"
@@ -45,7 +46,7 @@ constexpr Command kCommands[] = {
     {"info", swe::cli::RunInfo},         {"encode", swe::cli::RunEncode}, {"similarity", swe::cli::RunSimilarity},
     {"search", swe::cli::RunSearch},     {"index", swe::cli::RunIndex},   {"tokenize", swe::cli::RunTokenize},
     {"dedupe", swe::cli::RunDedupe},     {"cluster", swe::cli::RunCluster},
-    {"convert", swe::cli::RunConvert},   {"eval", swe::cli::RunEval},
+    {"convert", swe::cli::RunConvert},   {"eval", swe::cli::RunEval},     {"serve", swe::cli::RunServe},
 };
 
 int Run(int argc, char** argv) {

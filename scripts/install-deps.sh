@@ -8,7 +8,8 @@
 # ~200 packages).
 set -euo pipefail
 native=(build-essential cmake ca-certificates pkg-config
-        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev)
+        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev
+        libcpp-httplib-dev)  # swe serve's HTTP server
 rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
@@ -18,7 +19,8 @@ rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14
                                # the CJK font so that its screenshots show Japanese and Chinese)
       postgresql-15 postgresql-server-dev-15  # the PostgreSQL extension and its tests (tests/postgres)
       g++-aarch64-linux-gnu qemu-user  # ARM64: cross-built core tests under qemu (scripts/test-aarch64.sh)
-      libcapnp-dev:arm64 libzstd-dev:arm64 libgtest-dev:arm64)
+      libcapnp-dev:arm64 libzstd-dev:arm64 libgtest-dev:arm64
+      wrk curl)  # swe serve's load test and benchmark (tests/serve/run.sh, bench/serve_bench.sh)
 case "${1:-}" in
   --native) packages=("${native[@]}") ;;
   "") packages=("${native[@]}" "${rest[@]}") ;;

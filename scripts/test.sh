@@ -17,7 +17,7 @@ export SWE_REQUIRE_HF_TOKENIZERS=1
 # libgomp spin-waits between parallel regions by default: on a shared 2-core machine that halves torch.
 export OMP_WAIT_POLICY=PASSIVE
 mkdir -p build
-rm -f build/ctest-*.log build/node-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
+rm -f build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
 # The native release tarball, used as a user would: pkg-config and find_package(swe) in a clean prefix.
 bash scripts/release.sh >/dev/null
@@ -42,9 +42,11 @@ bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 # The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
 bash scripts/build-wasm.sh
 bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
-# The package's dev dependencies (esbuild, playwright-core, @orama/orama, typescript; package-lock.json).
+# The dev dependencies (esbuild, playwright-core, @orama/orama, typescript; openai and @langchain/openai for
+# swe serve's tests; package-lock.json).
 npm install --prefer-offline --no-audit --no-fund --loglevel=error
 (cd js && node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
+bash tests/serve/run.sh 2>&1 | tee build/serve-test.log  # swe serve: real clients, hostile clients, load
 # The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
 bash scripts/web-demo.sh --check 2>&1 | tee build/web-demo-test.log
 # One closing line over every suite that ran (each runner's own summary is above): ctest's
@@ -60,4 +62,4 @@ awk '/tests passed, [0-9]+ tests failed out of/ {
        for (i = 2; i <= NF; i++) { if ($i ~ /^(passed|failed)/) total += $(i - 1); if ($i ~ /^failed/) failed += $(i - 1)
                                    if ($i ~ /^skipped/) skipped += $(i - 1) } }
      END { printf "tests: %d passed, %d failed, %d skipped\n", total - failed, failed, skipped }' \
-  build/ctest-*.log build/node-test.log build/web-demo-test.log build/python-test.log
+  build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log

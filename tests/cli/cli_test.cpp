@@ -32,13 +32,21 @@ TEST_F(CliTest, HelpAndVersion) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("usage: swe"), std::string::npos);
   EXPECT_EQ(r.err, "");
-  for (const char* command : {"info", "encode", "similarity", "search", "index", "tokenize", "convert", "eval"}) {
+  for (const char* command : {"info", "encode", "similarity", "search", "index", "tokenize", "convert", "eval", "serve"}) {
     r = Run({command, "--help"});
     EXPECT_EQ(r.code, 0) << command;
     EXPECT_NE(r.out.find(std::string("usage: swe ") + command), std::string::npos) << command << ": " << r.out;
   }
   r = Run({"index", "build", "--help"});
   EXPECT_EQ(r.code, 0);
+  // swe serve's options are checked before anything listens (its HTTP behaviour: tests/serve/run.sh).
+  r = Run({"serve", P("model.swe"), "--port", "70000"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--port"), std::string::npos) << r.err;
+  r = Run({"serve", P("model.swe"), "--threads", "4", "--connections", "2"});
+  EXPECT_EQ(r.code, 2);
+  r = Run({"serve", P("missing.swe")});
+  EXPECT_EQ(r.code, 1);
   r = Run({"--version"});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, std::string("swe ") + SWE_EXPECTED_VERSION + "\n");

@@ -1,0 +1,63 @@
+// What `swe serve` answers, without HTTP: each endpoint takes the request's JSON and returns the
+// answer's JSON or throws ApiError. It holds the model (immutable, shared by every thread, as swe.h
+// allows) and the optional index, searched under a shared lock and changed under an exclusive one
+// (swe.h: adding and removing need exclusive access), each change saved to its file before the
+// answer.
+#pragma once
+
+#include <cstddef>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "../common.h"
+#include "json_body.h"
+
+namespace swe::serve {
+
+struct Limits {
+  size_t max_body_bytes = 8u << 20;  // enforced by the HTTP server (413)
+  size_t max_inputs = 2048;          // texts or documents in one request
+  size_t max_text_bytes = 64u << 10; // one text, in UTF-8 bytes
+  size_t max_k = 1000;               // hits of one search
+  // JSON values in one request body: room for max_inputs documents with some metadata each.
+  size_t max_json_values() const { return max_inputs * 64 + 1024; }
+};
+
+class Service {
+ public:
+  // `index_path` empty: no index (the index endpoints answer 404). A path that does not exist yet
+  // starts an empty index of the model's dims, written by the first add.
+  Service(cli::ModelPtr model, const std::string& index_path, const Limits& limits);
+
+  // The two embedding answers are JSON text, written directly (thousands of floats).
+  std::string Embeddings(const Json& body);  // POST /v1/embeddings, OpenAI's API
+  std::string Embed(const Json& body);       // POST /embed, text-embeddings-inference's API
+  Json Search(const Json& body);      // POST /search
+  Json AddDocuments(const Json& body);     // POST /index/add
+  Json RemoveDocuments(const Json& body);  // POST /index/remove
+  Json Health() const;                // GET /health
+
+  size_t index_size() const;
+  const Limits& limits() const { return limits_; }
+
+ private:
+  // The texts of `input` (a string or an array of strings), each checked against the limits, or cut
+  // to max_text_bytes when `truncate` (keeping the end when `keep_end`).
+  std::vector<std::string> Texts(const Json& input, const char* name, bool truncate, bool keep_end) const;
+  // The vectors of `texts` with `dims` dimensions, row-major; *known_words the words that counted.
+  std::vector<float> Encode(const std::vector<std::string>& texts, uint32_t dims, uint64_t* known_words) const;
+  uint32_t RequireIndex() const;  // the index's dims; ApiError(404) when there is none
+  void Save();  // under the exclusive lock; reloads the file when the write fails
+
+  cli::ModelPtr model_;
+  std::string model_name_;
+  bool model_normalizes_ = true;
+  std::string index_path_;
+  cli::IndexPtr index_;  // replaced only under the exclusive lock (Save's reload)
+  uint32_t index_dims_ = 0;
+  mutable std::shared_mutex index_mutex_;
+  Limits limits_;
+};
+
+}  // namespace swe::serve

@@ -1,0 +1,116 @@
+// The index routes: durable changes (the file holds each answered change), concurrent writers lose
+// nothing, kill -9 during writes leaves a loadable index, SIGTERM finishes the requests in flight.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startServer, postJson, readIndexIds } from './server.mjs';
+
+function tempIndex() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'swe-serve-'));
+  return { file: path.join(dir, 'docs.swei'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const docs = (prefix, n) => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, text: `${prefix} document ${i} about cats and weather` }));
+
+test('add, search, remove: each answered change is in the file', async () => {
+  const index = tempIndex();
+  const server = await startServer(['--index', index.file]);
+  try {
+    const added = await postJson(server, '/index/add', { documents: [
+      { id: 'cat', text: 'A cat sits on the mat', metadata: { lang: 'en', tags: ['pet'] } },
+      { id: 'stocks', text: 'Stock markets fell sharply today' }, { id: 7, text: 'Rain is expected tomorrow' }] });
+    assert.deepEqual(added.json, { added: 3, replaced: 0, size: 3 });
+    assert.deepEqual(readIndexIds(index.file).sort(), ['7', 'cat', 'stocks']);
+    const hits = await postJson(server, '/search', { query: 'a kitten on a rug', k: 2 });
+    assert.equal(hits.json.hits[0].id, 'cat');
+    assert.deepEqual(hits.json.hits[0].metadata, { lang: 'en', tags: ['pet'] });
+    assert.equal(hits.json.hits.length, 2);
+    const high = await postJson(server, '/search', { query: 'a kitten on a rug', k: 3, min_score: 0.99 });
+    assert.equal(high.json.hits.length, 0);
+    const approx = await postJson(server, '/search', { query: 'cat', k: 2, candidates: 1 });
+    assert.equal(approx.status, 400);  // candidates must be 0 or at least k
+    const replaced = await postJson(server, '/index/add', { documents: [{ id: 'cat', text: 'A dog' }] });
+    assert.deepEqual(replaced.json, { added: 0, replaced: 1, size: 3 });
+    const removed = await postJson(server, '/index/remove', { ids: ['stocks', 'nope'] });
+    assert.deepEqual(removed.json, { removed: 1, not_found: ['nope'], size: 2 });
+    assert.deepEqual(readIndexIds(index.file).sort(), ['7', 'cat']);
+    const bad = await postJson(server, '/index/add', { documents: [{ text: 'no id' }] });
+    assert.equal(bad.status, 400);
+    assert.equal(await server.stop(), 0);
+    const again = await startServer(['--index', index.file]);  // a restart serves what the file holds
+    const after = await postJson(again, '/search', { query: 'rain tomorrow', k: 1 });
+    assert.equal(after.json.hits[0].id, '7');
+    assert.equal(await again.stop(), 0);
+  } finally {
+    if (server.process.exitCode === null) await server.stop();
+    index.cleanup();
+  }
+});
+
+test('two writers at once lose nothing', async () => {
+  const index = tempIndex();
+  const server = await startServer(['--index', index.file, '--threads', '2']);
+  try {
+    const writer = async (prefix) => {
+      for (let batch = 0; batch < 20; batch++) {
+        const res = await postJson(server, '/index/add', { documents: docs(`${prefix}${batch}-`, 5) });
+        assert.equal(res.status, 200);
+      }
+    };
+    await Promise.all([writer('a'), writer('b'), writer('c')]);
+    assert.equal(readIndexIds(index.file).length, 300);
+  } finally {
+    assert.equal(await server.stop(), 0);
+    index.cleanup();
+  }
+});
+
+test('kill -9 during index writes leaves a loadable index with every answered document', async () => {
+  const index = tempIndex();
+  try {
+    for (let round = 0; round < 3; round++) {
+      const server = await startServer(['--index', index.file, '--threads', '2']);
+      const answered = [];
+      let stop = false;
+      const writer = async (prefix) => {
+        for (let batch = 0; !stop; batch++) {
+          const documents = docs(`r${round}${prefix}${batch}-`, 20);
+          try {
+            const res = await postJson(server, '/index/add', { documents });
+            if (res.status === 200) answered.push(...documents.map((d) => d.id));
+          } catch { return; }  // the server is gone
+        }
+      };
+      const writers = [writer('a'), writer('b')];
+      await new Promise((r) => setTimeout(r, 300 + 200 * round));
+      server.process.kill('SIGKILL');
+      stop = true;
+      await Promise.all(writers);
+      await server.exited;
+      const ids = new Set(readIndexIds(index.file));  // throws when the file does not load
+      assert.ok(answered.length > 0);
+      for (const id of answered) assert.ok(ids.has(id), `${id} was answered 200 but is not in the file`);
+    }
+  } finally {
+    index.cleanup();
+  }
+});
+
+test('SIGTERM finishes the request in flight and exits 0', async () => {
+  const server = await startServer(['--max-body-bytes', '67108864', '--max-inputs', '100000']);
+  const input = Array.from({ length: 60000 }, (_, i) => `sentence ${i} about cats, dogs, markets and the weather of tomorrow`);
+  const pending = postJson(server, '/v1/embeddings', { input, dimensions: 8 });
+  for (;;) {  // wait until it is being computed
+    const metrics = await (await fetch(server.url + '/metrics')).text();
+    if (/swe_requests_in_flight 1/.test(metrics)) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  server.process.kill('SIGTERM');
+  const res = await pending;
+  assert.equal(res.status, 200);
+  assert.equal(res.json.data.length, input.length);
+  assert.equal(await server.exited, 0);
+  assert.match(server.stderr(), /stopping/);
+});
