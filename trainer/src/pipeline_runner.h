@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,9 +27,12 @@ class Runner {
   std::string Path(const std::string& name) const { return r_.work_dir + "/" + name; }
   std::string Key(Stage s) const;
   bool UpToDate(Stage s) const;
+  std::vector<std::string> Inputs(Stage s) const;
+  std::string Digest(const std::string& path) const;
   Status WriteMarker(Stage s, const nlohmann::json& stats) const;
   Status ReadMarker(Stage s, nlohmann::json* out) const;
   Status Plan(std::vector<bool>* runs) const;
+  Status CheckInputs(const std::vector<bool>& runs) const;
   bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
   void Log(const std::string& line) const;
   std::string Device() const;
@@ -51,6 +55,7 @@ class Runner {
 
   const Recipe& r_;
   const RunOptions& o_;
+  mutable std::map<std::string, std::string> digests_;  // Digest's memo: a file is hashed once per run
 };
 
 }  // namespace swe::trainer
