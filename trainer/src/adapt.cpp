@@ -24,7 +24,9 @@ Status AdaptRecipe(const AdaptOptions& o, std::string* recipe_json) {
       {"corpus", {{"paths", {o.corpus}}, {"split_sentences", true}}},  // paragraphs: the teacher reads 128 pieces
       {"teacher", {{"kind", o.teacher_kind}, {"path", o.teacher_path}}},
       {"adapt", adapt},
-      {"refine", {{"sentences", o.sentences}, {"max_epochs", o.max_epochs}, {"optimizer", "lazy_adam"}}},
+      // Only the new rows move, from their subword start: a high rate (the default 0.001 leaves them).
+      {"refine", {{"sentences", o.sentences}, {"max_epochs", o.max_epochs}, {"patience", 3}, {"lr", 0.05},
+                  {"optimizer", "lazy_adam"}}},
       {"export", {{"path", o.output}, {"dtype", dtype_name(base->dtype())}, {"normalize", base->normalize()}}}};
   *recipe_json = recipe.dump(2) + "\n";
   return Status::Ok();

@@ -17,8 +17,8 @@ struct AdaptOptions {
   std::string teacher_kind = "use-lite", teacher_path;
   uint32_t words = 5000;                     // new words at most
   uint64_t min_count = 2;                    // times a word must occur in the corpus
-  uint64_t sentences = 20000;                // corpus sentences for KD (0 = all)
-  uint32_t max_epochs = 10;
+  uint64_t sentences = 5000;                 // corpus sentences for KD (0 = all)
+  uint32_t max_epochs = 30;                  // SciFact: nDCG@10 25.7 -> 30.3 at 30 (lr 0.05), unchanged at 10 (lr 0.001)
 };
 
 // The recipe that `options` stands for, as JSON text; the export's dtype is the base model's.

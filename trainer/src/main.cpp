@@ -50,8 +50,8 @@ const char kUsage[] =
     "adapt options: --model BASE.swe, --corpus TEXT (plain text or .zst, one sentence or paragraph a line),\n"
     "  --words N (new words at most, default 5000), --min-count N (default 2), --pairs TSV (sentence TAB\n"
     "  related sentence: a contrastive objective too, its held-out loss reported), -o OUT.swe, --work DIR\n"
-    "  (default OUT.swe.work; rerun to resume), --sentences N (corpus sentences for KD, default 20000; 0 = all),\n"
-    "  --max-epochs N (default 10), --teacher KIND DIR (default use-lite $SWE_USE_LITE_DIR, else\n"
+    "  (default OUT.swe.work; rerun to resume), --sentences N (corpus sentences for KD, default 5000; 0 = all),\n"
+    "  --max-epochs N (default 30), --teacher KIND DIR (default use-lite $SWE_USE_LITE_DIR, else\n"
     "  .cache/use-lite/...: bash scripts/fetch-use-lite.sh), --print-recipe (print the recipe, run nothing)\n"
     "  --version, --help\n";
 
