@@ -138,10 +138,17 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd("\n  \n"));
   json recipe = BaseRecipe(dir);
   std::vector<std::string> log;
+  // The teacher is checked before the first stage runs (it used to be found missing after vocab and sample).
   Status s = RunRecipe(recipe, &log);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("extract: teacher directory not found"), std::string::npos) << s.message();
+  EXPECT_EQ(Count(log, "vocab:"), 0);
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  s = RunRecipe(recipe, &log);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("corpus is empty"), std::string::npos) << s.message();
 
+  std::filesystem::remove_all(dir.file("teacher"));
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(200, 3)));
   testing::WriteFile(dir.file("recipe.json"), recipe.dump());
   std::string cmd = std::string(swe::test::TrainerPath()) + " train --quiet --recipe " + dir.file("recipe.json") + " 2>&1";
@@ -156,6 +163,19 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
 
   recipe["vocab"]["sise"] = 3;
   EXPECT_NE(RunRecipe(recipe, &log).message().find("unknown key 'vocab.sise'"), std::string::npos);
+  recipe["vocab"].erase("sise");
+
+  // A vocabulary far smaller than asked is a warning with the numbers; a PCA on no more rows than the
+  // components it keeps and removes is an error (it used to run on them).
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  recipe["vocab"]["size"] = 1000;
+  recipe["sample"]["sentences"] = 6;
+  log.clear();
+  s = RunRecipe(recipe, &log);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("pca: PCA to 8 dims (1 removed) needs more than 9 rows, and there are"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(Count(log, "vocab.size asks for 1000"), 1);
 }
 
 // A finished run is re-exported and refined again where the corpus and the teacher are not (another

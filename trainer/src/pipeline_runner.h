@@ -50,6 +50,8 @@ class Runner {
   Status Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const;
   Status InitStudent(bool count, InitModel* init) const;
   Status Sentences(const RowsFn& rows, bool teacher, RefineData* data) const;
+  std::string TeacherCacheKey() const;
+  bool TeacherCached() const;  // teacher_cache.swm holds this recipe's teacher vectors: refine needs no teacher
   Status Compress(const RefineData& sentences, const std::string& device, Matrix* table,
                   nlohmann::json* stats) const;
 
