@@ -4,6 +4,9 @@
 //   swe-trainer STAGE --recipe FILE.json [...]     STAGE: vocab sample extract pca refine export
 //   swe-trainer eval --teacher KIND DIR [--tasks LIST] [--limit N] [--json OUT] [--markdown OUT]
 //   swe-trainer adapt --model BASE.swe --corpus TEXT [--words N] [--pairs TSV] -o OUT.swe
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +58,25 @@ const char kUsage[] =
     "  .cache/use-lite/...: bash scripts/fetch-use-lite.sh), --print-recipe (print the recipe, run nothing)\n"
     "  --version, --help\n";
 
+// SIGINT / SIGTERM while stages run: each finished stage's marker is already written, so the same
+// command resumes at the interrupted stage (which starts over: no checkpoint inside a stage). The
+// handler says so and exits at once; the message is made before it is installed (no allocation there).
+std::string g_resume_message;
+
+void OnInterrupt(int) {
+  ssize_t ignored = write(STDERR_FILENO, g_resume_message.data(), g_resume_message.size());
+  (void)ignored;
+  _exit(130);
+}
+
+void ExplainInterrupts(int argc, char** argv) {
+  g_resume_message = "\nswe-trainer: interrupted; the stages that finished are kept: run the same command to resume\n ";
+  for (int i = 0; i < argc; ++i) g_resume_message += std::string(" ") + argv[i];
+  g_resume_message += "\n";
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+}
+
 // The USE-lite teacher that scripts/fetch-use-lite.sh fetches: $SWE_USE_LITE_DIR, else its default cache
 // under the directory swe-trainer runs in (the repository's root).
 std::string DefaultUseLiteDir() {
@@ -69,7 +91,8 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-int Run(const std::vector<std::string>& args) {
+int Run(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   using namespace swe::trainer;
   using swe::util::ParseCount;
   using swe::util::UsageError;
@@ -158,6 +181,7 @@ int Run(const std::vector<std::string>& args) {
   swe::Status s = adapt_recipe.empty() ? LoadRecipe(recipe_path, &recipe) : ParseRecipe(adapt_recipe, &recipe);
   if (!s.ok()) return Fail(s.ToString());
   if (!teacher_kind.empty()) OverrideTeacher(teacher_kind, teacher_path, &recipe);
+  ExplainInterrupts(argc, argv);
   s = RunPipeline(recipe, options);
   if (!s.ok()) return Fail(s.ToString());
   return 0;
@@ -167,7 +191,7 @@ int Run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   try {
-    return Run(std::vector<std::string>(argv + 1, argv + argc));
+    return Run(argc, argv);
   } catch (const swe::util::UsageError& e) {
     std::fprintf(stderr, "swe-trainer: %s\n", e.what());
     return 2;

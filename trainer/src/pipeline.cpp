@@ -183,6 +183,7 @@ Status Runner::Run() {
       if (o_.only.empty()) Log(std::string(StageName(s)) + ": up to date");
       continue;
     }
+    std::filesystem::remove(Path(std::string(StageName(s)) + ".json"), ec);  // an interrupted run: not done
     auto t0 = std::chrono::steady_clock::now();
     json stats;
     Status st = (this->*fns[i])(&stats);
