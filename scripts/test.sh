@@ -19,6 +19,8 @@ export OMP_WAIT_POLICY=PASSIVE
 mkdir -p build
 rm -f build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
+# The trainer's quick-start recipe and `swe-trainer adapt`, with the real USE-lite teacher (~6 min).
+bash tests/trainer/quickstart.sh 2>&1 | tee build/trainer-quickstart.log
 # The native release tarball, used as a user would: pkg-config and find_package(swe) in a clean prefix.
 bash scripts/release.sh >/dev/null
 bash tests/release/check.sh "dist/swe-$(head -n1 VERSION)-linux-$(uname -m).tar.gz" 2>&1 | tee build/release-check.log

@@ -1,6 +1,9 @@
 // End to end: a tiny random BERT teacher and a small generated corpus through every stage, resuming,
 // re-running one stage, the exported model read back by core, and the CLI's errors.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -8,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "pipeline.h"
 #include "swe/util/progress.h"
@@ -138,10 +142,17 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd("\n  \n"));
   json recipe = BaseRecipe(dir);
   std::vector<std::string> log;
+  // The teacher is checked before the first stage runs (it used to be found missing after vocab and sample).
   Status s = RunRecipe(recipe, &log);
+  EXPECT_EQ(s.code(), StatusCode::kIo);
+  EXPECT_NE(s.message().find("extract: teacher directory not found"), std::string::npos) << s.message();
+  EXPECT_EQ(Count(log, "vocab:"), 0);
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  s = RunRecipe(recipe, &log);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("corpus is empty"), std::string::npos) << s.message();
 
+  std::filesystem::remove_all(dir.file("teacher"));
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(200, 3)));
   testing::WriteFile(dir.file("recipe.json"), recipe.dump());
   std::string cmd = std::string(swe::test::TrainerPath()) + " train --quiet --recipe " + dir.file("recipe.json") + " 2>&1";
@@ -156,6 +167,19 @@ TEST(TrainerEndToEnd, ClearErrorsForEmptyCorpusAndMissingTeacher) {
 
   recipe["vocab"]["sise"] = 3;
   EXPECT_NE(RunRecipe(recipe, &log).message().find("unknown key 'vocab.sise'"), std::string::npos);
+  recipe["vocab"].erase("sise");
+
+  // A vocabulary far smaller than asked is a warning with the numbers; a PCA on no more rows than the
+  // components it keeps and removes is an error (it used to run on them).
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  recipe["vocab"]["size"] = 1000;
+  recipe["sample"]["sentences"] = 6;
+  log.clear();
+  s = RunRecipe(recipe, &log);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("pca: PCA to 8 dims (1 removed) needs more than 9 rows, and there are"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(Count(log, "vocab.size asks for 1000"), 1);
 }
 
 // A finished run is re-exported and refined again where the corpus and the teacher are not (another
@@ -400,6 +424,50 @@ TEST(TrainerRecipes, ShippedRecipesParse) {
     ++n;
   }
   EXPECT_GE(n, 5);
+}
+
+// SIGINT during extraction: the program says how to resume and exits 130; the same command then
+// resumes at extract (vocab and sample up to date) and finishes.
+TEST(TrainerEndToEnd, AnInterruptedRunSaysHowToResumeAndResumes) {
+  TempDir dir;
+  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(40000, 8)));
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  json recipe = BaseRecipe(dir);
+  recipe["sample"]["per_word"] = 2000;  // every corpus sentence: seconds of extraction
+  testing::WriteFile(dir.file("recipe.json"), recipe.dump());
+  const std::string command = std::string(swe::test::TrainerPath()) + " train --recipe " + dir.file("recipe.json");
+  const std::string shell = "exec " + command + " 2> " + dir.file("stderr.txt");  // made before fork
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 6000 && !std::filesystem::exists(dir.file("work/sample.json")); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(std::filesystem::exists(dir.file("work/sample.json")));
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string err = testing::ReadFile(dir.file("stderr.txt"));
+  EXPECT_NE(err.find("interrupted; the stages that finished are kept: run the same command to resume"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find(dir.file("recipe.json")), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("work/extract.json")));
+
+  FILE* f = popen((command + " --quiet 2>&1").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, f)) out += buf;
+  EXPECT_EQ(pclose(f), 0) << out;
+  EXPECT_NE(out.find("vocab: up to date"), std::string::npos) << out;
+  EXPECT_NE(out.find("sample: up to date"), std::string::npos) << out;
+  EXPECT_NE(out.find("extract: "), std::string::npos) << out;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("out/tiny.swe")));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // model with a tiny random teacher, and the recipe errors (each bad key named).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -16,20 +17,6 @@ namespace swe::trainer {
 namespace {
 using nlohmann::json;
 using testing::TempDir;
-
-// A .swe model over TinyWords with a random 8-dim table: the student to start from.
-void WriteInitModel(const std::string& path) {
-  ModelContents c;
-  c.words = testing::TinyWords();
-  c.dims = 8;
-  std::mt19937 rng(3);
-  std::normal_distribution<float> g;
-  for (size_t i = 0; i < c.words.size() * c.dims; ++i) c.vectors.push_back(g(rng));
-  c.provenance.name = "init";
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(WriteModel(c, WriteOptions(), &bytes).ok());
-  testing::WriteFile(path, std::string(bytes.begin(), bytes.end()));
-}
 
 // Triples of TinyCorpus sentences: anchor, the anchor with one word dropped, another sentence.
 std::string Triples(int n, uint32_t seed) {
@@ -66,7 +53,7 @@ TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompre
   util::Progress::SetEnabled(false);
   TempDir dir;
   testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
-  WriteInitModel(dir.file("init.swe"));
+  testing::WriteTinyModel(dir.file("init.swe"), 8, 3);
   testing::WriteFile(dir.file("corpus.txt"), testing::TinyCorpus(800, 5));
   testing::WriteFile(dir.file("triples.tsv"), Triples(300, 6));
   Recipe recipe;
@@ -169,6 +156,28 @@ TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
   has(error([](json& j) { j["compress"]["method"] = "svd"; }), "compress.method must be pca, mcr2 or none");
   has(error([](json& j) { j["compress"]["dims"] = 0; }), "compress.dims must be positive");
   has(error([](json& j) { j["compress"]["clusters"] = 1000; }), "compress.clusters must be in 1..sentences");
+  // A value of the wrong type names its key (nlohmann's own message named none).
+  has(error([](json& j) { j["refine"]["max_epochs"] = "3"; }), "'refine.max_epochs' must be a non-negative integer (got \"3\")");
+  has(error([](json& j) { j["refine"]["batch_size"] = -8; }), "'refine.batch_size' must be a non-negative integer");
+  has(error([](json& j) { j["refine"]["lr"] = "fast"; }), "'refine.lr' must be a number");
+  has(error([](json& j) { j["teacher"]["path"] = 5; }), "'teacher.path' must be a string");
+  has(error([](json& j) { j["corpus"]["paths"] = "corpus.txt"; }), "'corpus.paths' must be a list of strings");
+  has(error([](json& j) { j["export"]["normalize"] = 1; }), "'export.normalize' must be true or false");
+  has(error([](json& j) { j["refine"]["objectives"][1]["data"][1]["max"] = "50"; }),
+      "'refine.objectives[1].data[].max' must be a non-negative integer");
+  has(error([](json& j) { j["seed"] = 1.5; }), "'seed' must be a non-negative integer");
+  has(error([](json& j) { j["colour"] = 1; }), "unknown key 'colour'");
+  has(error([](json& j) { j["export"]["seal"] = "lz4"; }), "export.seal must be raw or zstd");
+  ASSERT_TRUE(ParseRecipe(good.dump(), &r).ok());
+  EXPECT_EQ(r.seal, "raw");  // as the shipped models: read in place
+  // Invalid JSON: its line and column.
+  std::string text = good.dump(2);
+  text.insert(text.find("\"work_dir\""), "oops ");
+  const size_t at = text.find("oops");
+  const size_t line = 1 + std::count(text.begin(), text.begin() + at, '\n');
+  const size_t column = at - text.rfind('\n', at);
+  Status s = ParseRecipe(text, &r);
+  has(s.message(), "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column));
 }
 
 }  // namespace

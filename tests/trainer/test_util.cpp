@@ -82,6 +82,23 @@ Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out) {
   return ReadModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out);
 }
 
+ModelContents WriteTinyModel(const std::string& path, uint32_t dims, uint32_t seed, DType dtype) {
+  ModelContents c;
+  c.words = TinyWords();
+  c.dims = dims;
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g;
+  for (size_t i = 0; i < c.words.size() * c.dims; ++i) c.vectors.push_back(g(rng));
+  c.provenance.name = "init";
+  std::vector<uint8_t> bytes;
+  WriteOptions options;
+  options.dtype = dtype;
+  Status s = WriteModel(c, options, &bytes);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  WriteFile(path, std::string(bytes.begin(), bytes.end()));
+  return c;
+}
+
 std::string Zstd(const std::string& text, int frames) {
   std::string out;
   size_t half = frames == 2 ? text.size() / 2 : text.size();

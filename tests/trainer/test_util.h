@@ -49,6 +49,9 @@ class GoldenFloats {
 };
 // The .swe model at `path`, read with core's reader.
 Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out);
+// A model over TinyWords with a random (seeded, normal) table of `dims`, written to `path` in `dtype`;
+// its contents returned (a student to start from, a base to adapt).
+ModelContents WriteTinyModel(const std::string& path, uint32_t dims, uint32_t seed, DType dtype = DType::kF32);
 // zstd-compresses `text` into one frame (two frames when `frames` = 2, split in the middle).
 std::string Zstd(const std::string& text, int frames = 1);
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "matrix_io.h"
+#include "sentence_transformer.h"
 #include "swe/util/strings.h"
 #include "teacher_files.h"
 #include "wordpiece.h"
@@ -14,7 +14,6 @@
 namespace swe::trainer {
 namespace {
 using nlohmann::json;
-namespace F = torch::nn::functional;
 using formats::SafeTensors;
 
 struct BertConfig {
@@ -57,34 +56,28 @@ Status ParseConfig(const json& j, const std::string& path, BertConfig* c) {
   return Status::Ok();
 }
 
-class BertTeacher : public Teacher {
+class BertTeacher : public SentenceTransformer {
  public:
-  uint32_t dims() const override { return static_cast<uint32_t>(cfg_.hidden); }
   std::string name() const override { return "bert:" + path_; }
   SubwordVocab subword_vocab() const override { return tokenizer_.ToSubwordVocab(); }
-  Status Encode(const std::vector<std::string>& sentences, const std::vector<std::vector<WordSpan>>* spans,
-                TeacherOutput* out) override;
+  torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask) const override;
   Status Load(const TeacherOptions& options);
 
  private:
+  // [CLS], the text's tokens (truncated), [SEP].
+  void Tokens(const std::string& sentence, std::vector<TeacherToken>* out) const override;
+  int32_t pad_id() const override { return tokenizer_.pad_id(); }
   Status LoadWeights(const SafeTensors& st);
-  Status LoadPooling();
-  torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask) const;
 
-  std::string path_;
   BertConfig cfg_;
   BertTokenizer tokenizer_;
-  torch::Device device_ = torch::kCPU;
-  uint32_t max_tokens_ = 512;
-  bool cls_pooling_ = false, normalize_ = false;
   torch::Tensor word_emb_, pos_emb_, type_emb_, ln_g_, ln_b_;
   std::vector<Layer> layers_;
 };
 
 Status BertTeacher::Load(const TeacherOptions& options) {
-  path_ = options.path;
-  std::string dir = options.path.empty() ? "." : options.path;
-  if (!FileExists(dir)) return IoError("teacher directory not found: " + dir);
+  std::string dir;
+  SWE_RETURN_IF_ERROR(Open(options, &dir));
   json config;
   SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &config));
   SWE_RETURN_IF_ERROR(ParseConfig(config, dir + "/config.json", &cfg_));
@@ -92,50 +85,22 @@ Status BertTeacher::Load(const TeacherOptions& options) {
   if (static_cast<int64_t>(tokenizer_.max_id()) >= cfg_.vocab) {
     return Corrupt(dir + ": tokenizer.json has token ids past config.json's vocab_size");
   }
-  std::string device;
-  SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));
-  device_ = torch::Device(device);
   std::unique_ptr<SafeTensors> st;
   SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
   SWE_RETURN_IF_ERROR(LoadWeights(*st));
-  max_tokens_ = static_cast<uint32_t>(std::min<int64_t>(cfg_.positions, 512));
-  json sb;
-  if (FileExists(dir + "/sentence_bert_config.json") && ReadJsonFile(dir + "/sentence_bert_config.json", &sb).ok() &&
-      sb.contains("max_seq_length") && sb["max_seq_length"].is_number_unsigned()) {
-    max_tokens_ = std::min<uint32_t>(max_tokens_, sb["max_seq_length"].get<uint32_t>());
-  }
-  if (options.max_tokens > 0) max_tokens_ = std::min(max_tokens_, options.max_tokens);
-  if (max_tokens_ < 3) return InvalidArgument("teacher max_tokens must be at least 3");
-  return LoadPooling();
+  out_dims_ = cfg_.hidden;
+  SWE_RETURN_IF_ERROR(ReadMaxTokens(dir, static_cast<uint32_t>(std::min<int64_t>(cfg_.positions, 512)), options, 3));
+  return LoadModules(dir, /*cls_ok=*/true);
 }
 
-Status BertTeacher::LoadPooling() {
-  std::string dir = path_.empty() ? "." : path_;
-  std::string pooling_dir = dir + "/1_Pooling";
-  json modules;
-  if (FileExists(dir + "/modules.json")) {
-    std::string text;
-    SWE_RETURN_IF_ERROR(ReadTextFile(dir + "/modules.json", &text));
-    modules = json::parse(text, nullptr, false);
-    if (!modules.is_array()) return Corrupt(dir + "/modules.json: not a JSON array");
-    for (const json& m : modules) {
-      std::string type = m.is_object() ? m.value("type", "") : "";
-      if (type.find("Pooling") != std::string::npos) pooling_dir = dir + "/" + m.value("path", "1_Pooling");
-      if (type.find("Normalize") != std::string::npos) normalize_ = true;
-    }
-  }
-  if (FileExists(pooling_dir + "/config.json")) {
-    json p;
-    SWE_RETURN_IF_ERROR(ReadJsonFile(pooling_dir + "/config.json", &p));
-    bool cls = p.value("pooling_mode_cls_token", false), mean = p.value("pooling_mode_mean_tokens", false);
-    for (const char* other : {"pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens",
-                              "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken"}) {
-      if (p.value(other, false)) return Unsupported(pooling_dir + "/config.json: " + other + " is not supported");
-    }
-    if (cls == mean) return Unsupported(pooling_dir + "/config.json: exactly one of mean or CLS pooling is supported");
-    cls_pooling_ = cls;
-  }
-  return Status::Ok();
+void BertTeacher::Tokens(const std::string& sentence, std::vector<TeacherToken>* out) const {
+  std::vector<TeacherToken> text;
+  tokenizer_.Tokenize(sentence, &text);
+  if (text.size() > max_tokens_ - 2) text.resize(max_tokens_ - 2);
+  out->clear();
+  out->push_back({tokenizer_.cls_id(), 0, 0});
+  out->insert(out->end(), text.begin(), text.end());
+  out->push_back({tokenizer_.sep_id(), 0, 0});
 }
 
 Status BertTeacher::LoadWeights(const SafeTensors& st) {
@@ -149,10 +114,7 @@ Status BertTeacher::LoadWeights(const SafeTensors& st) {
     } else if (!st.Find(full) && name.find("LayerNorm.bias") != std::string::npos) {
       full = prefix + name.substr(0, name.size() - 5) + ".beta";
     }
-    std::vector<float> v;
-    SWE_RETURN_IF_ERROR(ReadFiniteF32(st, path_ + "/model.safetensors", full, shape, &v));
-    *out = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device_);
-    return Status::Ok();
+    return ReadTensor(st, path_ + "/model.safetensors", full, shape, device_, out);
   };
   SWE_RETURN_IF_ERROR(get("embeddings.word_embeddings.weight", {cfg_.vocab, H}, &word_emb_));
   SWE_RETURN_IF_ERROR(get("embeddings.position_embeddings.weight", {cfg_.positions, H}, &pos_emb_));
@@ -211,56 +173,6 @@ torch::Tensor BertTeacher::Forward(const torch::Tensor& ids, const torch::Tensor
     x = ln(torch::linear(h, l.wo2, l.bo2) + x, l.ln2_g, l.ln2_b);
   }
   return x;
-}
-
-Status BertTeacher::Encode(const std::vector<std::string>& sentences, const std::vector<std::vector<WordSpan>>* spans,
-                           TeacherOutput* out) {
-  if (spans && spans->size() != sentences.size()) return InvalidArgument("Encode: one span list per sentence");
-  const int64_t B = static_cast<int64_t>(sentences.size()), H = cfg_.hidden;
-  out->dims = static_cast<uint32_t>(H);
-  out->word_vectors.clear();
-  out->found.clear();
-  out->sentence_vectors.clear();
-  if (B == 0) return Status::Ok();
-  std::vector<std::vector<TeacherToken>> tokens(B);
-  int64_t L = 2;
-  for (int64_t b = 0; b < B; ++b) {
-    tokenizer_.Tokenize(sentences[b], &tokens[b]);
-    if (tokens[b].size() > max_tokens_ - 2) tokens[b].resize(max_tokens_ - 2);
-    L = std::max<int64_t>(L, static_cast<int64_t>(tokens[b].size()) + 2);
-  }
-  std::vector<int64_t> ids(B * L, tokenizer_.pad_id());
-  std::vector<float> mask(B * L, 0.0f);
-  for (int64_t b = 0; b < B; ++b) {
-    const auto& t = tokens[b];
-    int64_t n = static_cast<int64_t>(t.size());
-    ids[b * L] = tokenizer_.cls_id();
-    for (int64_t i = 0; i < n; ++i) ids[b * L + 1 + i] = t[i].id;
-    ids[b * L + 1 + n] = tokenizer_.sep_id();
-    std::fill(mask.begin() + b * L, mask.begin() + b * L + n + 2, 1.0f);
-  }
-  SpanAlignment align;  // the tokens sit after [CLS]
-  if (spans) AlignSpans(tokens, *spans, L, 1, &align);
-  out->found = align.found;
-  try {
-    torch::InferenceMode guard;
-    torch::Tensor tid = torch::from_blob(ids.data(), {B, L}, torch::kInt64).to(device_);
-    torch::Tensor tmask = torch::from_blob(mask.data(), {B, L}, torch::kFloat32).to(device_);
-    torch::Tensor hidden = Forward(tid, tmask);
-    torch::Tensor pooled;
-    if (cls_pooling_) {
-      pooled = hidden.select(1, 0);
-    } else {
-      pooled = (hidden * tmask.unsqueeze(-1)).sum(1) / tmask.sum(1, true).clamp_min(1e-9);
-    }
-    if (normalize_) pooled = F::normalize(pooled, F::NormalizeFuncOptions().p(2).dim(1));
-    pooled = pooled.contiguous().to(torch::kCPU);
-    out->sentence_vectors.assign(pooled.data_ptr<float>(), pooled.data_ptr<float>() + B * H);
-    if (spans) out->word_vectors = SpanMeans(hidden.reshape({B * L, H}), &align);
-  } catch (const std::exception& e) {
-    return Internal(std::string("teacher forward pass failed: ") + e.what());
-  }
-  return Status::Ok();
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ Status ExportModel(const ExportInputs& in, DType dtype, const std::string& path,
   std::vector<uint8_t> file;
   WriteOptions options;
   options.dtype = dtype;
+  options.zstd_level = in.zstd_level;
   SWE_RETURN_IF_ERROR(WriteModel(c, options, &file));
   std::unique_ptr<Model> check;
   Status read = ReadModel(file.data(), file.size(), &check);

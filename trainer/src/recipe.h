@@ -41,6 +41,7 @@ struct Recipe {
   RefineOptions refine_options;
   CompressOptions compress;
   std::string export_path, dtype = "f32";
+  std::string seal = "raw";       // export.seal: raw (read in place, as the shipped models) or zstd
   bool normalize = true;
   std::string device = "auto";
   int threads = 2;

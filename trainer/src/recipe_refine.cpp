@@ -1,7 +1,10 @@
-// The recipe's refinement sections: refine (objectives, or the one-method shorthand), init, compress.
+// The recipe's refinement sections: refine (objectives, or the one-method shorthand), init, compress,
+// and adapt (which stands for an init and a refine section).
 #include "recipe_refine.h"
 
 #include <nlohmann/json.hpp>
+
+#include "recipe_section.h"
 
 namespace swe::trainer {
 namespace {
@@ -15,10 +18,11 @@ Status ParseData(const json& data, const std::string& where, std::vector<TupleFi
     if (f.is_string()) {
       file.path = f.get<std::string>();
     } else {
-      SWE_RETURN_IF_ERROR(CheckRecipeKeys(f, where + "[]", {"path", "max", "skip_malformed"}));
-      Get(f, "path", &file.path);
-      Get(f, "max", &file.max);
-      Get(f, "skip_malformed", &file.skip_malformed);
+      RecipeSection s(f, where + "[]");
+      s.Get("path", &file.path);
+      s.Get("max", &file.max);
+      s.Get("skip_malformed", &file.skip_malformed);
+      SWE_RETURN_IF_ERROR(s.Done());
     }
     if (file.path.empty()) return InvalidArgument("recipe: '" + where + "' has an entry without a path");
     out->push_back(file);
@@ -28,62 +32,60 @@ Status ParseData(const json& data, const std::string& where, std::vector<TupleFi
 
 Status ParseObjective(const json& j, const std::string& where, double tau, ObjectiveSpec* o) {
   if (!j.is_object() || !j.contains("kind")) return InvalidArgument("recipe: '" + where + "' needs a 'kind'");
+  if (!j.at("kind").is_string()) return InvalidArgument("recipe: '" + where + ".kind' must be a string");
   const std::string kind = j.at("kind").get<std::string>();
-  std::set<std::string> keys = {"kind", "weight"};
+  RecipeSection s(j, where + " (kind " + kind + ")");
+  s.Sub("kind");
+  o->tau = tau;
+  s.Get("weight", &o->weight);
+  std::string map = "orthogonal", format = "pairs";
   if (kind == "kd") {
     o->kind = ObjectiveKind::kKd;
-    keys.insert("tau");
+    s.Get("tau", &o->tau);
   } else if (kind == "contrastive") {
     o->kind = ObjectiveKind::kContrastive;
-    keys.insert({"tau", "data", "format", "symmetric", "hard_negatives"});
+    s.Get("tau", &o->tau);
+    s.Get("format", &format);
+    s.Get("symmetric", &o->symmetric);
+    s.Get("hard_negatives", &o->hard_negatives);
+    if (!j.contains("data")) return InvalidArgument("recipe: '" + where + ".data' is required (kind contrastive)");
+    SWE_RETURN_IF_ERROR(ParseData(s.Sub("data"), where + ".data", &o->data));
   } else if (kind == "distance") {
     o->kind = ObjectiveKind::kDistance;
-    keys.insert({"euclidean", "cosine", "map"});
+    s.Get("euclidean", &o->euclidean);
+    s.Get("cosine", &o->cosine);
+    s.Get("map", &map);
   } else {
     return InvalidArgument("recipe: " + where + ".kind must be kd, contrastive or distance (got '" + kind + "')");
   }
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(j, where + " (kind " + kind + ")", keys));
-  o->tau = tau;
-  Get(j, "weight", &o->weight);
-  Get(j, "tau", &o->tau);
-  Get(j, "symmetric", &o->symmetric);
-  Get(j, "hard_negatives", &o->hard_negatives);
-  Get(j, "euclidean", &o->euclidean);
-  Get(j, "cosine", &o->cosine);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (!(o->weight >= 0)) return InvalidArgument("recipe: " + where + ".weight must be >= 0");
   if (!(o->tau > 0)) return InvalidArgument("recipe: " + where + ".tau must be positive");
   if (!(o->euclidean >= 0 && o->cosine >= 0)) {
     return InvalidArgument("recipe: " + where + ".euclidean and .cosine must be >= 0");
   }
-  const std::string map = j.value("map", std::string("orthogonal"));
   if (map != "orthogonal" && map != "identity") return InvalidArgument("recipe: " + where + ".map must be orthogonal or identity");
   o->orthogonal_map = map == "orthogonal";
-  if (o->kind == ObjectiveKind::kContrastive) {
-    const std::string format = j.value("format", std::string("pairs"));
-    if (format != "pairs" && format != "triples") return InvalidArgument("recipe: " + where + ".format must be pairs or triples");
-    o->triples = format == "triples";
-    if (!j.contains("data")) return InvalidArgument("recipe: '" + where + ".data' is required (kind contrastive)");
-    SWE_RETURN_IF_ERROR(ParseData(j.at("data"), where + ".data", &o->data));
-  }
+  if (format != "pairs" && format != "triples") return InvalidArgument("recipe: " + where + ".format must be pairs or triples");
+  o->triples = format == "triples";
   return Status::Ok();
 }
 
 // The one-method shorthand: method kd | contrastive (with pairs) | none.
-Status ParseMethod(const json& refine, Recipe* r) {
-  const std::string method = refine.value("method", std::string("kd"));
+Status ParseMethod(const std::string& method, const json& pairs, const json& refine, Recipe* r) {
   ObjectiveSpec o;
   o.tau = r->refine_options.tau;
   if (method == "kd") {
-    if (refine.contains("pairs")) return InvalidArgument("recipe: refine.pairs applies to method contrastive only");
+    if (!pairs.is_null()) return InvalidArgument("recipe: refine.pairs applies to method contrastive only");
     r->objectives = {o};
   } else if (method == "contrastive") {
-    if (!refine.contains("pairs") || refine.at("pairs").empty()) {
+    if (pairs.is_null() || pairs.empty()) {
       return InvalidArgument("recipe: refine.method contrastive needs 'refine.pairs' (parallel files, one "
                              "'sentence<TAB>translation' per line)");
     }
     if (refine.contains("sentences")) return InvalidArgument("recipe: refine.sentences applies to method kd only");
     o.kind = ObjectiveKind::kContrastive;
-    SWE_RETURN_IF_ERROR(ParseData(refine.at("pairs"), "refine.pairs", &o.data));  // errors name refine.pairs
+    SWE_RETURN_IF_ERROR(ParseData(pairs, "refine.pairs", &o.data));  // errors name refine.pairs
     r->objectives = {o};
   } else if (method == "none") {
     r->objectives.clear();
@@ -95,46 +97,40 @@ Status ParseMethod(const json& refine, Recipe* r) {
 
 }  // namespace
 
-Status CheckRecipeKeys(const json& j, const std::string& where, const std::set<std::string>& allowed) {
-  if (!j.is_object()) return InvalidArgument("recipe: '" + where + "' must be an object");
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!allowed.count(it.key())) return InvalidArgument("recipe: unknown key '" + where + "." + it.key() + "'");
-  }
-  return Status::Ok();
-}
-
 Status ParseRefineSection(const json& refine, Recipe* r) {
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(refine, "refine", {"method", "objectives", "sentences", "tau", "batch_size", "lr",
-                                                         "max_epochs", "patience", "clip_norm", "heldout", "seed",
-                                                         "pairs", "train_rows", "optimizer"}));
+  RecipeSection s(refine, "refine");
   RefineOptions& ro = r->refine_options;
-  Get(refine, "tau", &ro.tau);
-  Get(refine, "batch_size", &ro.batch_size);
-  Get(refine, "lr", &ro.lr);
-  Get(refine, "max_epochs", &ro.max_epochs);
-  Get(refine, "patience", &ro.patience);
-  Get(refine, "clip_norm", &ro.clip_norm);
-  Get(refine, "heldout", &ro.heldout);
   ro.seed = r->seed;
-  Get(refine, "seed", &ro.seed);
-  Get(refine, "sentences", &r->refine_sentences);
-  const std::string train_rows = refine.value("train_rows", std::string("all"));
+  std::string method = "kd", train_rows = "all", optimizer = "adam";
+  s.Get("method", &method);
+  s.Get("tau", &ro.tau);
+  s.Get("batch_size", &ro.batch_size);
+  s.Get("lr", &ro.lr);
+  s.Get("max_epochs", &ro.max_epochs);
+  s.Get("patience", &ro.patience);
+  s.Get("clip_norm", &ro.clip_norm);
+  s.Get("heldout", &ro.heldout);
+  s.Get("seed", &ro.seed);
+  s.Get("sentences", &r->refine_sentences);
+  s.Get("train_rows", &train_rows);
+  s.Get("optimizer", &optimizer);
+  const json& pairs = s.Sub("pairs");
+  const json& list = s.Sub("objectives");
+  SWE_RETURN_IF_ERROR(s.Done());
   if (train_rows != "all" && train_rows != "new") return InvalidArgument("recipe: refine.train_rows must be all or new");
   r->train_new_rows = train_rows == "new";
-  const std::string optimizer = refine.value("optimizer", std::string("adam"));
   if (optimizer != "adam" && optimizer != "lazy_adam") {
     return InvalidArgument("recipe: refine.optimizer must be adam or lazy_adam");
   }
   ro.lazy_adam = optimizer == "lazy_adam";
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
-  if (!refine.contains("objectives")) return ParseMethod(refine, r);
+  if (list.is_null()) return ParseMethod(method, pairs, refine, r);
   for (const char* key : {"method", "pairs"}) {
     if (refine.contains(key)) {
       return InvalidArgument(std::string("recipe: refine.") + key + " and refine.objectives exclude each other");
     }
   }
-  const json& list = refine.at("objectives");
   if (!list.is_array()) return InvalidArgument("recipe: 'refine.objectives' must be a list");
   r->objectives.clear();
   for (size_t i = 0; i < list.size(); ++i) {
@@ -146,38 +142,42 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
 }
 
 Status ParseInitSection(const json& init, Recipe* r) {
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(init, "init", {"model", "add_vocab", "cjk", "lexicon_chars", "new_rows"}));
-  Get(init, "model", &r->init_model);
-  if (r->init_model.empty()) return InvalidArgument("recipe: 'init.model' is required in 'init'");
+  RecipeSection s(init, "init");
   VocabExtension& ext = r->init_vocab;
   ext.seed = r->seed;
+  std::string cjk, rows = "subword";
+  s.Get("model", &r->init_model);
+  s.Get("cjk", &cjk);
+  s.Get("lexicon_chars", &ext.lexicon_chars);
+  s.Get("new_rows", &rows);
+  const json& list = s.Sub("add_vocab");
+  SWE_RETURN_IF_ERROR(s.Done());
+  if (r->init_model.empty()) return InvalidArgument("recipe: 'init.model' is required in 'init'");
   if (init.contains("cjk")) {
-    const std::string cjk = init.at("cjk").get<std::string>();
     ext.set_cjk = true;
     if (!ParseCjkMode(cjk, &ext.cjk) || ext.cjk == CjkMode::kSubwords) {
       return InvalidArgument("recipe: init.cjk must be 'none', 'characters', 'bigrams' or 'longest'");
     }
   }
-  Get(init, "lexicon_chars", &ext.lexicon_chars);
   if (ext.lexicon_chars < 2 || ext.lexicon_chars > kMaxLongestChars) {
     return InvalidArgument("recipe: init.lexicon_chars must be 2 to " + std::to_string(kMaxLongestChars));
   }
-  const std::string rows = init.value("new_rows", std::string("subword"));
   if (rows != "subword" && rows != "random") return InvalidArgument("recipe: init.new_rows must be subword or random");
   ext.new_rows = rows == "subword" ? NewRows::kSubword : NewRows::kRandom;
-  if (!init.contains("add_vocab")) return Status::Ok();
-  const json& list = init.at("add_vocab");
+  if (list.is_null()) return Status::Ok();
   if (!list.is_array() || list.empty()) return InvalidArgument("recipe: 'init.add_vocab' must be a non-empty list");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string where = "init.add_vocab[" + std::to_string(i) + "]";
-    SWE_RETURN_IF_ERROR(CheckRecipeKeys(list[i], where, {"paths", "column", "columns", "size", "min_count"}));
+    RecipeSection source(list[i], where);
     AddVocabSource src;
-    if (!list[i].contains("paths")) return InvalidArgument("recipe: '" + where + ".paths' is required");
-    SWE_RETURN_IF_ERROR(ParseData(list[i].at("paths"), where + ".paths", &src.files));
-    Get(list[i], "column", &src.column);
-    Get(list[i], "columns", &src.columns);
-    Get(list[i], "size", &src.size);
-    Get(list[i], "min_count", &src.min_count);
+    const json& paths = source.Sub("paths");
+    source.Get("column", &src.column);
+    source.Get("columns", &src.columns);
+    source.Get("size", &src.size);
+    source.Get("min_count", &src.min_count);
+    SWE_RETURN_IF_ERROR(source.Done());
+    if (paths.is_null()) return InvalidArgument("recipe: '" + where + ".paths' is required");
+    SWE_RETURN_IF_ERROR(ParseData(paths, where + ".paths", &src.files));
     if (src.size == 0) return InvalidArgument("recipe: " + where + ".size must be positive");
     if (src.columns < 1 || src.column < 1 || src.column > src.columns) {
       return InvalidArgument("recipe: " + where + ".column must be in 1.." + std::to_string(src.columns));
@@ -188,24 +188,61 @@ Status ParseInitSection(const json& init, Recipe* r) {
 }
 
 Status ParseCompressSection(const json& c, Recipe* r) {
-  SWE_RETURN_IF_ERROR(CheckRecipeKeys(c, "compress", {"method", "dims", "sentences", "clusters", "epsilon", "steps", "lr"}));
+  RecipeSection s(c, "compress");
   CompressOptions& o = r->compress;
-  const std::string method = c.value("method", std::string("none"));
+  o.seed = r->seed;
+  std::string method = "none";
+  s.Get("method", &method);
+  s.Get("dims", &o.dims);
+  s.Get("sentences", &o.sentences);
+  s.Get("clusters", &o.clusters);
+  s.Get("epsilon", &o.epsilon);
+  s.Get("steps", &o.steps);
+  s.Get("lr", &o.lr);
+  SWE_RETURN_IF_ERROR(s.Done());
   if (method == "none") o.method = CompressMethod::kNone;
   else if (method == "pca") o.method = CompressMethod::kPca;
   else if (method == "mcr2") o.method = CompressMethod::kMcr2;
   else return InvalidArgument("recipe: compress.method must be pca, mcr2 or none");
-  Get(c, "dims", &o.dims);
-  Get(c, "sentences", &o.sentences);
-  Get(c, "clusters", &o.clusters);
-  Get(c, "epsilon", &o.epsilon);
-  Get(c, "steps", &o.steps);
-  Get(c, "lr", &o.lr);
-  o.seed = r->seed;
   if (o.dims == 0) return InvalidArgument("recipe: compress.dims must be positive");
   if (o.sentences < 2) return InvalidArgument("recipe: compress.sentences must be at least 2");
   if (o.clusters < 1 || o.clusters > o.sentences) return InvalidArgument("recipe: compress.clusters must be in 1..sentences");
   if (!(o.epsilon > 0)) return InvalidArgument("recipe: compress.epsilon must be positive");
+  return Status::Ok();
+}
+
+Status ExpandAdaptSection(json* j) {
+  if (!j->is_object() || !j->contains("adapt")) return Status::Ok();
+  RecipeSection s((*j)["adapt"], "adapt");
+  std::string model;
+  uint32_t words = 5000;
+  uint64_t min_count = 2;
+  s.Get("model", &model);
+  s.Get("words", &words);
+  s.Get("min_count", &min_count);
+  const json pairs = s.Sub("pairs");
+  SWE_RETURN_IF_ERROR(s.Done());
+  if (model.empty()) return InvalidArgument("recipe: 'adapt.model' is required (the base .swe model)");
+  if (words == 0) return InvalidArgument("recipe: adapt.words must be positive");
+  if (j->contains("init")) return InvalidArgument("recipe: 'adapt' and 'init' exclude each other (adapt sets init)");
+  json& refine = (*j)["refine"];
+  if (refine.is_null()) refine = json::object();
+  if (!refine.is_object()) return InvalidArgument("recipe: 'refine' must be an object");
+  for (const char* key : {"method", "pairs", "objectives", "train_rows"}) {
+    if (refine.contains(key)) return InvalidArgument(std::string("recipe: adapt sets refine.") + key + ": remove it");
+  }
+  const json corpus_paths = j->contains("corpus") && (*j)["corpus"].is_object() ? (*j)["corpus"].value("paths", json())
+                                                                                   : json();
+  if (!corpus_paths.is_array() || corpus_paths.empty()) {
+    return InvalidArgument("recipe: adapt needs 'corpus.paths' (the domain text whose words are added)");
+  }
+  (*j)["init"] = {{"model", model},
+                  {"add_vocab", {{{"paths", corpus_paths}, {"column", 1}, {"columns", 1}, {"size", words},
+                                  {"min_count", min_count}}}}};
+  refine["train_rows"] = "new";
+  refine["objectives"] = {{{"kind", "kd"}, {"weight", 1}}};
+  if (!pairs.is_null()) refine["objectives"].push_back({{"kind", "contrastive"}, {"weight", 1}, {"data", pairs}});
+  j->erase("adapt");
   return Status::Ok();
 }
 

@@ -6,14 +6,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "matrix_io.h"
+#include "sentence_transformer.h"
 #include "teacher_files.h"
 #include "unigram_tokenizer.h"
 
 namespace swe::trainer {
 namespace {
 using nlohmann::json;
-namespace F = torch::nn::functional;
 using formats::SafeTensors;
 
 struct T5Config {
@@ -65,15 +64,6 @@ Status ParseConfig(const json& j, const std::string& path, T5Config* c) {
   return Status::Ok();
 }
 
-// A float tensor of `shape` from the file, as f32 on `device`.
-Status ReadTensor(const SafeTensors& st, const std::string& file, const std::string& name,
-                  const std::vector<int64_t>& shape, const torch::Device& device, torch::Tensor* out) {
-  std::vector<float> v;
-  SWE_RETURN_IF_ERROR(ReadFiniteF32(st, file, name, shape, &v));
-  *out = torch::from_blob(v.data(), shape, torch::kFloat32).clone().to(device);
-  return Status::Ok();
-}
-
 // HF's _relative_position_bucket, bidirectional, with the same tensor operations (float32 log).
 torch::Tensor RelativeBuckets(const torch::Tensor& relative, int64_t num_buckets, int64_t max_distance) {
   const int64_t half = num_buckets / 2, max_exact = half / 2;
@@ -100,38 +90,30 @@ torch::Tensor Activation(const torch::Tensor& h, const std::string& act) {
   return 0.5 * h * (1.0 + torch::tanh(std::sqrt(2.0 / M_PI) * (h + 0.044715 * torch::pow(h, 3.0))));
 }
 
-class T5Teacher : public Teacher {
+class T5Teacher : public SentenceTransformer {
  public:
-  uint32_t dims() const override { return static_cast<uint32_t>(out_dims_); }
   std::string name() const override { return "t5:" + path_; }
   SubwordVocab subword_vocab() const override { return tokenizer_.ToSubwordVocab(); }
-  Status Encode(const std::vector<std::string>& sentences, const std::vector<std::vector<WordSpan>>* spans,
-                TeacherOutput* out) override;
+  torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask) const override;
   Status Load(const TeacherOptions& options);
-  // Last-layer vectors [B, L, d_model] of padded ids [B, L] with mask [B, L] (1 = token).
-  torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask) const;
 
  private:
+  // The text's pieces (truncated) and </s>.
+  void Tokens(const std::string& sentence, std::vector<TeacherToken>* out) const override {
+    tokenizer_.Encode(sentence, max_tokens_, out);
+  }
+  int32_t pad_id() const override { return tokenizer_.pad_id(); }
   Status LoadWeights(const SafeTensors& st);
-  Status LoadModules(const std::string& dir);
-  Status LoadDense(const std::string& dir);
 
-  std::string path_;
   T5Config cfg_;
   UnigramTokenizer tokenizer_;
-  torch::Device device_ = torch::kCPU;
-  uint32_t max_tokens_ = 512;
-  bool normalize_ = false;
-  int64_t out_dims_ = 0;
   torch::Tensor embed_, rel_bias_, final_ln_;
   std::vector<Layer> layers_;
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> dense_;  // Identity Dense modules: weight, bias (may be undefined)
 };
 
 Status T5Teacher::Load(const TeacherOptions& options) {
-  path_ = options.path;
-  std::string dir = options.path.empty() ? "." : options.path;
-  if (!FileExists(dir)) return IoError("teacher directory not found: " + dir);
+  std::string dir;
+  SWE_RETURN_IF_ERROR(Open(options, &dir));
   json config;
   SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &config));
   SWE_RETURN_IF_ERROR(ParseConfig(config, dir + "/config.json", &cfg_));
@@ -139,82 +121,12 @@ Status T5Teacher::Load(const TeacherOptions& options) {
   if (static_cast<int64_t>(tokenizer_.max_id()) >= cfg_.vocab) {
     return Corrupt(dir + ": tokenizer.json has token ids past config.json's vocab_size");
   }
-  std::string device;
-  SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));
-  device_ = torch::Device(device);
   std::unique_ptr<SafeTensors> st;
   SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
   SWE_RETURN_IF_ERROR(LoadWeights(*st));
   out_dims_ = cfg_.d_model;
-  json sb;
-  if (FileExists(dir + "/sentence_bert_config.json")) {
-    SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/sentence_bert_config.json", &sb));
-    if (sb.is_object() && sb.contains("max_seq_length") && sb["max_seq_length"].is_number_unsigned()) {
-      max_tokens_ = sb["max_seq_length"].get<uint32_t>();
-    }
-  }
-  if (options.max_tokens > 0) max_tokens_ = std::min(max_tokens_, options.max_tokens);
-  if (max_tokens_ < 2) return InvalidArgument("teacher max_tokens must be at least 2");
-  return LoadModules(dir);
-}
-
-Status T5Teacher::LoadModules(const std::string& dir) {
-  if (!FileExists(dir + "/modules.json")) return Status::Ok();  // a plain HF directory: mean of the tokens
-  json modules;
-  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/modules.json", &modules, true));
-  if (!modules.is_array()) return Corrupt(dir + "/modules.json: not a JSON array");
-  for (const json& m : modules) {
-    std::string type = m.is_object() ? m.value("type", "") : "";
-    std::string sub = dir + "/" + (m.is_object() ? m.value("path", "") : "");
-    std::string kind = type.substr(type.rfind('.') + 1);
-    if (kind == "Transformer" || kind == "T5") continue;
-    if (kind == "Normalize") {
-      normalize_ = true;
-    } else if (kind == "Dense") {
-      if (normalize_) return Unsupported(dir + "/modules.json: a Dense module after Normalize");
-      SWE_RETURN_IF_ERROR(LoadDense(sub));
-    } else if (kind == "Pooling") {
-      json p;
-      SWE_RETURN_IF_ERROR(ReadJsonFile(sub + "/config.json", &p));
-      for (const char* mode : {"pooling_mode_cls_token", "pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens",
-                               "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken"}) {
-        if (p.value(mode, false)) return Unsupported(sub + "/config.json: " + mode + " (the t5 teacher pools by the mean)");
-      }
-      if (!p.value("pooling_mode_mean_tokens", false)) return Unsupported(sub + "/config.json: mean pooling is not on");
-    } else {
-      return Unsupported(dir + "/modules.json: module type '" + type + "'");
-    }
-  }
-  return Status::Ok();
-}
-
-Status T5Teacher::LoadDense(const std::string& dir) {
-  json c;
-  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &c));
-  std::string act = c.value("activation_function", std::string("torch.nn.modules.linear.Identity"));
-  if (act != "torch.nn.modules.linear.Identity" && act != "torch.nn.Identity") {
-    // Linear layers commute with the mean; a non-linear one would have to follow the pooling.
-    return Unsupported(dir + "/config.json: Dense activation_function '" + act + "' (only Identity)");
-  }
-  if (!c.contains("in_features") || !c["in_features"].is_number_unsigned() || !c.contains("out_features") ||
-      !c["out_features"].is_number_unsigned() || c["out_features"].get<int64_t>() <= 0) {
-    return Corrupt(dir + "/config.json: needs positive integers in_features and out_features");
-  }
-  const int64_t in = c["in_features"].get<int64_t>(), out = c["out_features"].get<int64_t>();
-  if (in != out_dims_) {
-    return Corrupt(dir + "/config.json: in_features " + std::to_string(in) + " but the vectors have " + std::to_string(out_dims_));
-  }
-  std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
-  auto read = [&](const std::string& name, std::vector<int64_t> shape, torch::Tensor* t) {
-    return ReadTensor(*st, dir + "/model.safetensors", name, shape, device_, t);
-  };
-  torch::Tensor w, b;
-  SWE_RETURN_IF_ERROR(read("linear.weight", {out, in}, &w));
-  if (c.value("bias", true)) SWE_RETURN_IF_ERROR(read("linear.bias", {out}, &b));
-  dense_.push_back({w, b});
-  out_dims_ = out;
-  return Status::Ok();
+  SWE_RETURN_IF_ERROR(ReadMaxTokens(dir, 512, options, 2));
+  return LoadModules(dir, /*cls_ok=*/false);
 }
 
 Status T5Teacher::LoadWeights(const SafeTensors& st) {
@@ -279,48 +191,6 @@ torch::Tensor T5Teacher::Forward(const torch::Tensor& ids, const torch::Tensor& 
     x = x + torch::linear(f, l.wo);
   }
   return RmsNorm(x, final_ln_, cfg_.eps);
-}
-
-Status T5Teacher::Encode(const std::vector<std::string>& sentences, const std::vector<std::vector<WordSpan>>* spans,
-                         TeacherOutput* out) {
-  if (spans && spans->size() != sentences.size()) return InvalidArgument("Encode: one span list per sentence");
-  const int64_t B = static_cast<int64_t>(sentences.size()), H = out_dims_;
-  out->dims = static_cast<uint32_t>(H);
-  out->word_vectors.clear();
-  out->found.clear();
-  out->sentence_vectors.clear();
-  if (B == 0) return Status::Ok();
-  std::vector<std::vector<TeacherToken>> tokens(B);
-  int64_t L = 1;
-  for (int64_t b = 0; b < B; ++b) {
-    tokenizer_.Encode(sentences[b], max_tokens_, &tokens[b]);
-    L = std::max<int64_t>(L, static_cast<int64_t>(tokens[b].size()));
-  }
-  std::vector<int64_t> ids(B * L, tokenizer_.pad_id());
-  std::vector<float> mask(B * L, 0.0f);
-  for (int64_t b = 0; b < B; ++b) {
-    const auto n = static_cast<int64_t>(tokens[b].size());
-    for (int64_t i = 0; i < n; ++i) ids[b * L + i] = tokens[b][i].id;
-    std::fill(mask.begin() + b * L, mask.begin() + b * L + n, 1.0f);
-  }
-  SpanAlignment align;  // </s> covers no byte, so it belongs to no word
-  if (spans) AlignSpans(tokens, *spans, L, 0, &align);
-  out->found = align.found;
-  try {
-    torch::InferenceMode guard;
-    torch::Tensor tid = torch::from_blob(ids.data(), {B, L}, torch::kInt64).to(device_);
-    torch::Tensor tmask = torch::from_blob(mask.data(), {B, L}, torch::kFloat32).to(device_);
-    torch::Tensor hidden = Forward(tid, tmask);
-    for (const auto& [w, b] : dense_) hidden = b.defined() ? torch::linear(hidden, w, b) : torch::linear(hidden, w);
-    torch::Tensor pooled = (hidden * tmask.unsqueeze(-1)).sum(1) / tmask.sum(1, true).clamp_min(1e-9);
-    if (normalize_) pooled = F::normalize(pooled, F::NormalizeFuncOptions().p(2).dim(1));
-    pooled = pooled.contiguous().to(torch::kCPU);
-    out->sentence_vectors.assign(pooled.data_ptr<float>(), pooled.data_ptr<float>() + B * H);
-    if (spans) out->word_vectors = SpanMeans(hidden.reshape({B * L, H}), &align);
-  } catch (const std::exception& e) {
-    return Internal(std::string("teacher forward pass failed: ") + e.what());
-  }
-  return Status::Ok();
 }
 
 Status LoadT5(const TeacherOptions& options, std::unique_ptr<T5Teacher>* out) {

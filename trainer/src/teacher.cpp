@@ -68,6 +68,9 @@ Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, 
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
   const size_t dims = teacher.dims();
   util::Progress progress(label, texts.size(), "sentences");
+  // The work is the text (a long sentence costs more than a short one; they come shortest first).
+  double total_bytes = 0, done_bytes = 0;
+  for (const std::string& t : texts) total_bytes += static_cast<double>(t.size());
   TeacherOutput result;
   std::vector<std::string> batch;
   for (size_t start = 0; start < order.size(); start += batch_size) {
@@ -81,7 +84,8 @@ Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, 
     for (size_t i = start; i < end; ++i) {
       std::copy_n(result.sentence_vectors.begin() + (i - start) * dims, dims, out + order[i] * dims);
     }
-    progress.Update(end);
+    for (size_t i = start; i < end; ++i) done_bytes += static_cast<double>(texts[order[i]].size());
+    progress.Update(end, total_bytes > 0 ? done_bytes / total_bytes : 1);
   }
   return Status::Ok();
 }

@@ -10,6 +10,7 @@
 
 #include "swe/model.h"
 #include "swe/status.h"
+#include "teacher_token.h"  // TeacherToken (trainer/tokenizers)
 
 namespace at {
 class Tensor;  // torch::Tensor, declared only: this header stays torch-free
@@ -19,13 +20,6 @@ namespace swe::trainer {
 
 struct WordSpan {
   uint32_t begin = 0, end = 0;  // byte range of a word in its sentence
-};
-
-// A teacher's token: its id and the byte range of the original text it came from (begin == end:
-// covers no byte, e.g. a special token the template added).
-struct TeacherToken {
-  int32_t id = 0;
-  uint32_t begin = 0, end = 0;
 };
 
 // How the word vectors come from one padded batch of token vectors: output row rows[k] adds

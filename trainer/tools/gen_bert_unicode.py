@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generates trainer/src/bert_unicode_data.inc: the Unicode facts that Hugging Face's BertNormalizer and
+"""Generates trainer/tokenizers/bert_unicode_data.inc: the Unicode facts that Hugging Face's BertNormalizer and
 BertPreTokenizer use (tokenizers' bert.rs), from the Unicode Character Database.
 
-Usage: python3 trainer/tools/gen_bert_unicode.py [--ucd /usr/share/unicode] [--out trainer/src/bert_unicode_data.inc]
+Usage: python3 trainer/tools/gen_bert_unicode.py [--ucd /usr/share/unicode] [--out trainer/tokenizers/bert_unicode_data.inc]
 (Debian: `apt-get install unicode-data`). Deterministic output; re-run when the UCD changes.
 
 Tables:
@@ -25,7 +25,7 @@ OTHER, MN, PUNCT, SPACE = 1, 2, 4, 8
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ucd", default="/usr/share/unicode")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "src", "bert_unicode_data.inc"))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tokenizers", "bert_unicode_data.inc"))
     args = ap.parse_args()
     gc, decomp, lower = read_unicode_data(args.ucd)
     space = read_property(os.path.join(args.ucd, "PropList.txt"), "White_Space")

@@ -8,16 +8,34 @@
 namespace swe::util {
 namespace {
 
-int g_enabled = -1;  // -1: decide by isatty(stderr)
+int g_enabled = -1;       // -1: decide by isatty(stderr)
+bool g_lines = false;      // not a terminal: lines every g_line_seconds
+double g_line_seconds = 30;
+bool g_bar_drawn = false;  // a bar is on the terminal's current line
 
-bool Enabled() {
+int Mode() {
   if (g_enabled < 0) g_enabled = isatty(STDERR_FILENO) == 1 ? 1 : 0;
-  return g_enabled == 1;
+  if (g_enabled == 1) return 1;
+  return g_lines && isatty(STDERR_FILENO) != 1 ? 2 : 0;
 }
 
 }  // namespace
 
-void Progress::SetEnabled(bool enabled) { g_enabled = enabled ? 1 : 0; }
+void Progress::SetEnabled(bool enabled) {
+  g_enabled = enabled ? 1 : 0;
+  if (!enabled) g_lines = false;
+}
+
+void Progress::SetLinesWhenNotTerminal(bool lines, double seconds) {
+  g_lines = lines;
+  g_line_seconds = seconds;
+}
+
+void Progress::ClearBar() {
+  if (!g_bar_drawn) return;
+  std::fputs("\r\x1b[K", stderr);
+  g_bar_drawn = false;
+}
 
 std::string FormatDuration(double seconds) {
   if (!(seconds >= 0)) seconds = 0;
@@ -34,17 +52,22 @@ std::string FormatDuration(double seconds) {
 }
 
 Progress::Progress(std::string label, uint64_t total, std::string unit)
-    : label_(std::move(label)), unit_(std::move(unit)), total_(total), enabled_(Enabled()) {
+    : label_(std::move(label)), unit_(std::move(unit)), total_(total), mode_(Mode()) {
   start_ = last_draw_ = std::chrono::steady_clock::now();
 }
 
 Progress::~Progress() { Finish(); }
 
-void Progress::Update(uint64_t done) {
+void Progress::Update(uint64_t done) { Update(done, -1); }
+
+void Progress::Update(uint64_t done, double work_done) {
   done_ = done;
-  if (!enabled_ || finished_) return;
+  work_ = work_done;
+  if (mode_ == 0 || finished_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_draw_ < std::chrono::milliseconds(100)) return;
+  if (now - last_draw_ < (mode_ == 1 ? std::chrono::duration<double>(0.1) : std::chrono::duration<double>(g_line_seconds))) {
+    return;
+  }
   last_draw_ = now;
   Draw(false);
 }
@@ -52,7 +75,7 @@ void Progress::Update(uint64_t done) {
 void Progress::Finish() {
   if (finished_) return;
   finished_ = true;
-  if (enabled_) Draw(true);
+  if (mode_ != 0) Draw(true);
 }
 
 std::string Progress::Amount(uint64_t n) const {
@@ -70,22 +93,35 @@ void Progress::Draw(bool final) {
   const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
   const std::string unit = unit_ == "bytes" ? " MB" : unit_.empty() ? "" : " " + unit_;
   const std::string time = final ? "done in " + FormatDuration(elapsed) : FormatDuration(elapsed);
+  const char* start = mode_ == 1 ? "\r" : "";
+  const char* end = mode_ == 1 ? "\x1b[K" : "\n";
   if (total_ == 0) {
-    std::fprintf(stderr, "\r%s  %s%s  %.0f/s  %s\x1b[K", label_.c_str(), Amount(done_).c_str(), unit.c_str(), rate,
-                 time.c_str());
+    std::fprintf(stderr, "%s%s  %s%s  %.0f/s  %s%s", start, label_.c_str(), Amount(done_).c_str(), unit.c_str(), rate,
+                 time.c_str(), end);
   } else {
     constexpr int kWidth = 30;
-    const double fraction = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
-    const int filled = static_cast<int>(fraction * kWidth);
-    std::string bar(filled, '=');
-    if (filled < kWidth) bar += '>';
-    bar.resize(kWidth, ' ');
-    const std::string eta = final || rate <= 0 ? time : "ETA " + FormatDuration((total_ - std::min(done_, total_)) / rate);
-    std::fprintf(stderr, "\r%s [%s] %3d%%  %s/%s%s  %.0f/s  %s\x1b[K", label_.c_str(), bar.c_str(),
+    const double counted = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
+    const double fraction = work_ >= 0 ? std::min(1.0, work_) : counted;
+    // The ETA: the time so far scaled by the work left (not by the units left).
+    const std::string eta = final || fraction <= 0 ? time : "ETA " + FormatDuration(elapsed * (1 - fraction) / fraction);
+    std::string bar;
+    if (mode_ == 1) {
+      const int filled = static_cast<int>(fraction * kWidth);
+      bar.assign(filled, '=');
+      if (filled < kWidth) bar += '>';
+      bar.resize(kWidth, ' ');
+      bar = " [" + bar + "]";
+    } else {
+      bar = ":";
+    }
+    std::fprintf(stderr, "%s%s%s %3d%%  %s/%s%s  %.0f/s  %s%s", start, label_.c_str(), bar.c_str(),
                  static_cast<int>(fraction * 100), Amount(done_).c_str(), Amount(total_).c_str(), unit.c_str(), rate,
-                 eta.c_str());
+                 eta.c_str(), end);
   }
-  if (final) std::fputc('\n', stderr);
+  if (mode_ == 1) {
+    g_bar_drawn = !final;
+    if (final) std::fputc('\n', stderr);
+  }
   std::fflush(stderr);
 }
 

@@ -18,7 +18,7 @@
 
 #include "swe/model.h"
 #include "swe/status.h"
-#include "teacher.h"  // TeacherToken
+#include "teacher_token.h"
 
 namespace swe::trainer {
 

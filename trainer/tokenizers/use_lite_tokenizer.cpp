@@ -7,8 +7,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "matrix_io.h"
 #include "swe/unicode.h"
+#include "teacher_token.h"
 
 namespace swe::trainer {
 namespace {
@@ -76,9 +76,8 @@ Status UseLiteTokenizer::FromJson(std::string_view text, UseLiteTokenizer* out) 
 }
 
 Status UseLiteTokenizer::Load(const std::string& path, UseLiteTokenizer* out) {
-  if (!FileExists(path)) return IoError("teacher file not found: " + path);
   std::string text;
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  SWE_RETURN_IF_ERROR(ReadTokenizerFile(path, &text));
   Status s = FromJson(text, out);
   return s.ok() ? s : Status(s.code(), path + ": " + s.message());
 }

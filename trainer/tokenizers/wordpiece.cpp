@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "bert_unicode.h"
-#include "matrix_io.h"
 #include "swe/unicode.h"
 
 namespace swe::trainer {
@@ -52,8 +51,7 @@ int32_t BertTokenizer::Find(std::string_view piece) const {
 
 Status BertTokenizer::Load(const std::string& path, BertTokenizer* out) {
   std::string text;
-  if (!FileExists(path)) return IoError("teacher tokenizer not found: " + path);
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  SWE_RETURN_IF_ERROR(ReadTokenizerFile(path, &text));
   Status s = FromJson(text, out);
   return s.ok() ? s : Status(s.code(), path + ": " + s.message());
 }

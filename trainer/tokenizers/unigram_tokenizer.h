@@ -24,7 +24,7 @@
 #include "hf_normalized.h"
 #include "swe/model.h"
 #include "swe/status.h"
-#include "teacher.h"  // TeacherToken
+#include "teacher_token.h"
 
 namespace swe::trainer {
 

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
-#include "matrix_io.h"
 #include "swe/unicode.h"
 
 namespace swe::trainer {
@@ -84,9 +83,8 @@ int32_t UnigramTokenizer::Find(std::string_view piece) const {
 }
 
 Status UnigramTokenizer::Load(const std::string& path, UnigramTokenizer* out) {
-  if (!FileExists(path)) return IoError("teacher tokenizer not found: " + path);
   std::string text;
-  SWE_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  SWE_RETURN_IF_ERROR(ReadTokenizerFile(path, &text));
   Status s = FromJson(text, out);
   return s.ok() ? s : Status(s.code(), path + ": " + s.message());
 }
