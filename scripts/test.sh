@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), the Python
-# package's pytest suite (tests/python/run.sh), then the sanitizer build's suites, the ThreadSanitizer test and the fuzzers for a bounded time. FUZZ_SECONDS
-# (default 60) per fuzzer; SWE_SKIP_ASAN=1 skips the ASan/UBSan pass for a quicker local loop (CI never
-# sets it).
+# The whole test suite: installs what it needs, builds, runs every GoogleTest suite (ctest), the trainer's
+# quick start, the release tarball, the PostgreSQL, Python and ARM64 (qemu) suites, the sanitizer builds'
+# suites, the fuzzers for a bounded time, the npm package's tests, swe serve's and the web demo's.
+# FUZZ_SECONDS (default 60) per fuzzer; SWE_SKIP_ASAN=1 skips the ASan/UBSan pass for a quicker local
+# loop (CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
