@@ -325,4 +325,21 @@ TEST_F(CApiDocsTest, DocumentsSurviveSaveAndOldFilesStillLoad) {
   swe_free_bytes(data);
 }
 
+// Metadata nested deeper than 128 levels is refused (JSON writers recurse: it would crash them later).
+TEST_F(CApiDocsTest, MetadataNestedTooDeepIsRefused) {
+  swe_index* raw = nullptr;
+  ASSERT_EQ(swe_index_create(kDims, SWE_DTYPE_F32, &raw), SWE_OK);
+  IndexPtr index(raw);
+  std::vector<float> v = Encode("the cat");
+  const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+  swe_doc doc = Doc("d", "the cat", deep);
+  EXPECT_EQ(swe_index_add_docs(index.get(), &doc, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("nested deeper than 128 levels"), std::string::npos)
+      << swe_last_error();
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), 0u);
+  const std::string ok = std::string(128, '[') + std::string(128, ']');
+  doc = Doc("d", "the cat", ok);
+  EXPECT_EQ(swe_index_add_docs(index.get(), &doc, v.data(), 1), SWE_OK) << swe_last_error();
+}
+
 }  // namespace
