@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (doc.id.empty()) doc.id = "line" + std::to_string(entry);
     uint64_t same = 0;
     if (docs.Find(doc.id, &same)) continue;  // a repeated id: ReadDocInputs refuses it
-    if (!docs.Put(entry, std::move(doc)).ok() || !index->Add(entry, vector).ok()) std::abort();
+    swe::IndexDoc stored{std::move(doc.id), std::move(doc.text), std::move(doc.metadata)};
+    if (!docs.Put(entry, std::move(stored)).ok() || !index->Add(entry, vector).ok()) std::abort();
     ++entry;
   }
   swe::fuzz::CheckSaveRoundTrip(*index, docs);
