@@ -220,8 +220,11 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     std::unique_ptr<uint64_t[]> words;
     size_t size = 0;
     std::string error;
-    const swe::util::WordsRead read = swe::util::ReadRegularFileWords(path, &words, &size, &error);
+    const swe::util::WordsRead read = swe::util::ReadRegularFileWords(path, &words, &size, &error, swe::kFileMagic);
     if (read == swe::util::WordsRead::kFailed) return Fail(SWE_ERR_IO, error);
+    if (read == swe::util::WordsRead::kBadMagic) {
+      return Fail(SWE_ERR_CORRUPT, std::string(path) + ": not a .swe file (bad magic)");
+    }
     swe_status s;
     if (read == swe::util::WordsRead::kDone) {  // a raw payload is used where it landed
       s = swe_model_load_from_buffer(reinterpret_cast<uint8_t*>(words.release()), size, params, out);

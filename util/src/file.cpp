@@ -256,7 +256,7 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* e
 }
 
 WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t[]>* out, size_t* size,
-                               std::string* error) {
+                               std::string* error, std::string_view magic) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = Describe(path, "", errno);
@@ -268,6 +268,16 @@ WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t
     return WordsRead::kNotRegular;
   }
   const size_t n = static_cast<size_t>(st.st_size);
+  if (!magic.empty()) {  // before the whole file: a large file of another kind fails at once
+    char first[16];
+    const size_t want = std::min(magic.size(), sizeof first);
+    if (n < want || ::pread(fd, first, want, 0) != static_cast<ssize_t>(want) ||
+        std::memcmp(first, magic.data(), want) != 0) {
+      ::close(fd);
+      *error = path + ": bad magic";
+      return WordsRead::kBadMagic;
+    }
+  }
   out->reset(new uint64_t[n / 8 + 1]);
   AdviseHugePages(out->get(), n);  // before read() writes it: a model's table is used in place
   size_t done = 0;

@@ -76,10 +76,11 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* e
 
 // A regular file read with one read() into 8-byte-aligned memory that the caller keeps (*size bytes),
 // for readers that use the bytes where they land (a model's raw payload): no second copy, no growing
-// buffer. kNotRegular, with nothing read, for anything else (a pipe): read that with ReadFile.
-enum class WordsRead { kDone, kFailed, kNotRegular };
+// buffer. kNotRegular, with nothing read, for anything else (a pipe): read that with ReadFileBounded.
+// kBadMagic, with nothing more read, when the file does not start with `magic`.
+enum class WordsRead { kDone, kFailed, kNotRegular, kBadMagic };
 WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t[]>* out, size_t* size,
-                               std::string* error);
+                               std::string* error, std::string_view magic = {});
 
 // ReadFile for input that may be endless (a pipe, /dev/zero): fails as soon as the first bytes differ
 // from `magic` (kBadMagic, "PATH: bad magic"), or once more than `max_bytes` have come (kTooLarge,
