@@ -383,7 +383,10 @@ namespace swe {
 
 uint64_t MaxFileBytes(const ReadLimits& limits) {
   // zstd's worst case adds under 1/256 of the input and a few bytes per 128 KB block: 1/128 and 1 MiB cover it.
-  return container::kHeaderSize + limits.max_payload_bytes + limits.max_payload_bytes / 128 + (1u << 20);
+  const uint64_t payload = limits.max_payload_bytes;
+  constexpr uint64_t kFixed = container::kHeaderSize + (1u << 20);
+  if (payload > (UINT64_MAX - kFixed) / 2) return UINT64_MAX;  // no limit
+  return kFixed + payload + payload / 128;
 }
 
 }  // namespace swe

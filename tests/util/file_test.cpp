@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -129,6 +130,8 @@ TEST_F(UtilFile, BoundedReadStopsEarly) {
   EXPECT_EQ(ReadFileBounded(P("small"), "\x89SWE", 100, &out, &error), BoundedRead::kDone);
   EXPECT_EQ(std::string(out.begin(), out.end()), "\x89SWE and more");
   EXPECT_EQ(ReadFileBounded(P("small"), "", 5, &out, &error), BoundedRead::kTooLarge);
+  EXPECT_EQ(ReadFileBounded(P("small"), "", SIZE_MAX, &out, &error), BoundedRead::kDone);  // no limit
+  EXPECT_EQ(out.size(), 13u);
   EXPECT_EQ(ReadFileBounded(P("none"), "", 5, &out, &error), BoundedRead::kFailed);
 }
 

@@ -217,7 +217,8 @@ BoundedRead ReadFileBounded(const std::string& path, std::string_view magic, siz
   uint8_t buffer[1 << 16];
   for (;;) {
     // No more than the limit allows (plus one byte, to tell "exactly the limit" from "over it").
-    const size_t want = std::min(sizeof buffer, max_bytes - std::min(max_bytes, out->size()) + 1);
+    const size_t left = max_bytes - std::min(max_bytes, out->size());
+    const size_t want = left >= sizeof buffer ? sizeof buffer : left + 1;
     const ssize_t got = ::read(fd, buffer, want);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
