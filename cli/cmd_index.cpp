@@ -2,12 +2,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
 #include "swe/model.h"
 #include "docs_input.h"
 #include "search.h"
+#include "swe/util/file.h"
 
 namespace swe::cli {
 namespace {
@@ -28,8 +30,11 @@ constexpr const char* kIndexUsage =
     "query:  answers each QUERY (or each line of stdin, as it arrives) as 'swe search' does; --docs FILE\n"
     "        is needed only for an index that stores no texts (written by swe before 0.1.0).\n"
     "get:    prints each document as a JSON object {\"id\", \"text\", \"metadata\"}.\n"
-    "ids:    prints the documents' ids, one per line.\n"
+    "ids:    prints the documents' ids, one per line (backslash and control characters as C escapes:\n"
+    "        \\\\, \\n, \\r, \\t, \\xHH).\n"
     "remove: removes the documents and saves the index.\n"
+    "add and remove lock INDEX (flock) from reading it to saving it, so concurrent writers lose nothing.\n"
+    "Invalid UTF-8 in FILE is read as U+FFFD (each invalid byte), as 'swe encode' reads it.\n"
     "\n"
     "options:\n"
     "  --docs FILE        the documents\n"
@@ -86,6 +91,38 @@ IndexPtr LoadDocIndex(const std::string& path) {
   return index;
 }
 
+// Holds `lock` on INDEX from before it is read until it is saved: the other writers of the file
+// (another `swe index add` or `remove`, swe serve) wait, so that none of their changes is lost.
+void LockIndex(const std::string& path, util::FileLock* lock) {
+  std::string error;
+  if (!lock->Lock(path, &error)) throw CliError(1, error);
+}
+
+// An id as one line of text: backslash and control characters (a newline, ESC, NUL) as C escapes
+// (\\, \n, \r, \t, \xHH); everything else, UTF-8 included, as it is.
+std::string EscapeId(std::string_view id) {
+  std::string out;
+  for (const char c : id) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // The largest id that is a whole decimal number (0 when none is).
 uint64_t LargestNumericId(const swe_index* index) {
   size_t n = 0;
@@ -115,6 +152,8 @@ int RunAdd(const Args& args) {
   if (parsed.positional.size() != 2) throw util::UsageError("expected MODEL INDEX", command);
   const std::string docs = RequireDocs(parsed, command);
   ModelPtr model = LoadModel(parsed.positional[0]);
+  util::FileLock lock;
+  LockIndex(parsed.positional[1], &lock);
   IndexPtr index = LoadDocIndex(parsed.positional[1]);
   if (swe_index_check_model(index.get(), model.get()) != SWE_OK) {
     throw CliError(1, parsed.positional[1] + ": " + swe_last_error());
@@ -172,7 +211,9 @@ int RunGet(const Args& args) {
     swe_doc doc;
     Check(swe_index_get_doc(index.get(), FindDoc(index.get(), path, parsed.positional[i]), &doc));
     nlohmann::ordered_json j = {{"id", std::string(doc.id.data, doc.id.size)}, {"text", std::string(doc.text.data, doc.text.size)}};
-    if (doc.metadata.size) j["metadata"] = nlohmann::ordered_json::parse(doc.metadata.data, doc.metadata.data + doc.metadata.size);
+    if (doc.metadata.size) {
+      j["metadata"] = ParseJson({doc.metadata.data, doc.metadata.size}, path + ": document '" + parsed.positional[i] + "' metadata");
+    }
     PrintLine(JsonLine(j));
   }
   return 0;
@@ -191,7 +232,7 @@ int RunIds(const Args& args) {
   std::string out;
   for (uint64_t entry : entries) {
     swe_doc doc;
-    if (swe_index_get_doc(index.get(), entry, &doc) == SWE_OK) out.append(doc.id.data, doc.id.size).push_back('\n');
+    if (swe_index_get_doc(index.get(), entry, &doc) == SWE_OK) out += EscapeId({doc.id.data, doc.id.size}) + "\n";
   }
   PrintLine(out);
   return 0;
@@ -203,6 +244,8 @@ int RunRemove(const Args& args) {
   if (parsed.help) return 0;
   if (parsed.positional.size() < 2) throw util::UsageError("expected INDEX ID...", command);
   const std::string& path = parsed.positional[0];
+  util::FileLock lock;
+  LockIndex(path, &lock);
   IndexPtr index = LoadDocIndex(path);
   for (size_t i = 1; i < parsed.positional.size(); ++i) {
     Check(swe_index_remove(index.get(), FindDoc(index.get(), path, parsed.positional[i])));

@@ -57,7 +57,10 @@ void Answer(const swe_model* model, const swe_index* index, const std::vector<st
     if (swe_index_get_doc(index, ids[i], &doc) == SWE_OK) {
       hit["id"] = std::string(doc.id.data, doc.id.size);
       hit["text"] = std::string(doc.text.data, doc.text.size);
-      if (doc.metadata.size) hit["metadata"] = nlohmann::ordered_json::parse(doc.metadata.data, doc.metadata.data + doc.metadata.size);
+      if (doc.metadata.size) {
+        hit["metadata"] = ParseJson({doc.metadata.data, doc.metadata.size},
+                                    "document '" + hit["id"].get<std::string>() + "' metadata");
+      }
     } else if (lines && ids[i] < lines->size()) {
       hit["id"] = std::to_string(ids[i] + 1);
       hit["text"] = (*lines)[ids[i]];

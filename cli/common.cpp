@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "swe/util/args.h"
+#include "swe/util/json.h"
 #include "line_reader.h"
 #include "swe/util/progress.h"
 
@@ -83,17 +84,19 @@ Output::Output(const std::string& path) : path_(path) {
     return;
   }
   struct stat info;
-  const bool special = stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
-  if (!special) temp_ = path + ".tmp";
-  const std::string& target = special ? path : temp_;
-  file_ = std::fopen(target.c_str(), "wb");
-  if (!file_) throw CliError(1, target + ": " + std::strerror(errno));
+  if (stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (!file_) throw CliError(1, path + ": " + std::strerror(errno));
+    return;
+  }
+  std::string error;
+  if (!atomic_.Open(path, &error)) throw CliError(1, error);
+  file_ = atomic_.file();
 }
 
 Output::~Output() {
-  if (!file_ || file_ == stdout) return;
-  std::fclose(file_);  // not closed: an error ended the run, so the output is dropped
-  if (!temp_.empty()) std::remove(temp_.c_str());
+  // Not closed: an error ended the run, so the output is dropped (atomic_ removes its temporary file).
+  if (file_ && file_ != stdout && !atomic_.file()) std::fclose(file_);
 }
 
 void Output::Write(const void* data, size_t size) {
@@ -105,14 +108,23 @@ void Output::Write(const void* data, size_t size) {
 void Output::Close() {
   std::FILE* f = file_;
   file_ = nullptr;
+  std::string error;
+  if (atomic_.file()) {
+    if (!atomic_.Commit(&error)) throw CliError(1, error);
+    return;
+  }
   bool ok = std::fflush(f) == 0 && !std::ferror(f);
   if (f != stdout) ok = std::fclose(f) == 0 && ok;
-  if (ok && !temp_.empty()) ok = std::rename(temp_.c_str(), path_.c_str()) == 0;
   if (!ok) {
-    const int error = errno;
-    if (!temp_.empty()) std::remove(temp_.c_str());
-    throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(error));
+    throw CliError(1, (is_stdout() ? std::string("stdout") : path_) + ": write failed: " + std::strerror(errno));
   }
+}
+
+nlohmann::ordered_json ParseJson(std::string_view text, const std::string& where) {
+  if (!util::JsonDepthWithin(text)) throw CliError(1, where + ": " + util::JsonTooDeepMessage());
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw CliError(1, where + ": not JSON");
+  return j;
 }
 
 std::string JsonLine(const nlohmann::ordered_json& value) {

@@ -7,11 +7,13 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "swe.h"
+#include "swe/util/file.h"
 
 namespace swe::cli {
 
@@ -54,9 +56,9 @@ std::vector<float> EncodeOne(const swe_model* model, const std::string& text, ui
 uint32_t ResolveDims(const swe_model* model, const std::string& value, const std::string& command);
 
 // An output file ("-" = stdout) that reports write errors by name when closed. A regular file is
-// written as PATH.tmp and renamed over PATH by Close(), so a failed run leaves PATH as it was and
-// `swe encode F -o F` reads F whole before replacing it; devices and pipes (-o /dev/null) are
-// written in place.
+// written through util::AtomicFile (a unique temporary file renamed over PATH by Close()), so a
+// failed run leaves PATH as it was and `swe encode F -o F` reads F whole before replacing it; devices
+// and pipes (-o /dev/null) are written in place.
 class Output {
  public:
   explicit Output(const std::string& path);
@@ -68,9 +70,13 @@ class Output {
 
  private:
   std::string path_;
-  std::string temp_;  // the file being written when it is not path_ itself; empty otherwise
+  util::AtomicFile atomic_;  // open unless path_ is stdout, a device or a pipe
   std::FILE* file_ = nullptr;
 };
+
+// Parses JSON from a user (a .jsonl line, stored metadata), refusing more than util::kMaxJsonDepth
+// levels of nesting first. Throws CliError "WHERE: ..." for either fault.
+nlohmann::ordered_json ParseJson(std::string_view text, const std::string& where);
 
 // One JSON value on a line (with "\n").
 std::string JsonLine(const nlohmann::ordered_json& value);

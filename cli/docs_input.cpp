@@ -12,33 +12,6 @@ namespace {
 
 bool IsJsonLines(const std::string& path) { return util::EndsWith(path, ".jsonl") || util::EndsWith(path, ".ndjson"); }
 
-DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw CliError(1, where + ": not a JSON object");
-  DocInput doc;
-  for (const auto& [key, value] : j.items()) {
-    if (key == "text") {
-      if (!value.is_string()) throw CliError(1, where + ": \"text\" must be a string");
-      doc.text = value.get<std::string>();
-    } else if (key == "id") {
-      if (value.is_string()) {
-        doc.id = value.get<std::string>();
-      } else if (value.is_number_integer()) {
-        doc.id = value.dump();
-      } else {
-        throw CliError(1, where + ": \"id\" must be a string or a whole number");
-      }
-      if (doc.id.empty()) throw CliError(1, where + ": \"id\" is empty");
-    } else if (key == "metadata") {
-      if (!value.is_null()) doc.metadata = value.dump();
-    } else {
-      throw CliError(1, where + ": unknown key \"" + key + "\" (known: text, id, metadata)");
-    }
-  }
-  if (!j.contains("text")) throw CliError(1, where + ": no \"text\"");
-  return doc;
-}
-
 }  // namespace
 
 std::vector<DocInput> ReadDocInputs(const std::string& path, uint64_t first_default_id) {
@@ -50,7 +23,7 @@ std::vector<DocInput> ReadDocInputs(const std::string& path, uint64_t first_defa
   for (size_t number = 1; reader.Next(&line); ++number) {
     if (util::IsBlank(line)) continue;
     const std::string where = path + ":" + std::to_string(number);
-    DocInput doc = json ? ParseJsonDoc(line, where) : DocInput{"", std::move(line), ""};
+    DocInput doc = ParseDocLine(std::move(line), json, where);
     if (doc.id.empty()) doc.id = std::to_string(first_default_id + number - 1);
     if (!ids.insert(doc.id).second) throw CliError(1, where + ": id '" + doc.id + "' is used twice");
     docs.push_back(std::move(doc));

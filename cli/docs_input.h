@@ -8,17 +8,13 @@
 #include <vector>
 
 #include "common.h"
+#include "doc_line.h"
 
 namespace swe::cli {
 
-struct DocInput {
-  std::string id;
-  std::string text;
-  std::string metadata;  // JSON text, or empty
-};
-
-// Throws CliError naming FILE:LINE for a malformed JSON line, an unknown key or a repeated id. A
-// document without an id gets `first_default_id` + its line number − 1 (the line number by default).
+// Each line as ParseDocLine reads it. Throws CliError naming FILE:LINE for what ParseDocLine refuses,
+// a repeated id or a line longer than kMaxLineBytes. A document without an id gets
+// `first_default_id` + its line number − 1 (the line number by default).
 std::vector<DocInput> ReadDocInputs(const std::string& path, uint64_t first_default_id = 1);
 
 // Encodes `docs` in batches (with a progress bar) and adds them to `index`: a document whose id is

@@ -23,13 +23,21 @@ LineReader::~LineReader() {
   if (fd_ > STDIN_FILENO) close(fd_);
 }
 
+void LineReader::LineTooLong() const {
+  throw CliError(1, name_ + ":" + std::to_string(lines_ + 1) + ": line longer than " +
+                        std::to_string(kMaxLineBytes >> 20) + " MiB");
+}
+
 bool LineReader::Fill() {
   if (begin_ > 0) {  // keep the partial line at the front
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a line longer than the buffer
+  if (end_ == buffer_.size()) {  // a line longer than the buffer
+    if (end_ > kMaxLineBytes) LineTooLong();
+    buffer_.resize(buffer_.size() * 2);
+  }
   ssize_t n;
   do {
     n = read(fd_, buffer_.data() + end_, buffer_.size() - end_);
@@ -49,6 +57,8 @@ bool LineReader::Next(std::string* line) {
       line->assign(first, last);
       if (!line->empty() && line->back() == '\r') line->pop_back();
       begin_ = newline ? static_cast<size_t>(newline - buffer_.data()) + 1 : end_;
+      if (line->size() > kMaxLineBytes) LineTooLong();
+      ++lines_;
       return true;
     }
     if (eof_ || !Fill()) {

@@ -13,7 +13,8 @@
 namespace swe::container {
 namespace {
 
-constexpr uint8_t kMagic[8] = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n'};
+const uint8_t* const kMagic = reinterpret_cast<const uint8_t*>(kFileMagic.data());
+static_assert(kFileMagic.size() == 8);
 
 uint32_t Load32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -123,7 +124,7 @@ bool ChecksumMatches(const Header& h, const uint8_t* frame) {
 Status CheckHeader(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits, uint32_t known_flags,
                    Header* h) {
   if (data == nullptr && size != 0) return InvalidArgument("null buffer");
-  if (size < kHeaderSize || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
+  if (size < kHeaderSize || std::memcmp(data, kMagic, 8) != 0) {
     return Corrupt(size < kHeaderSize && size >= 8 && std::memcmp(data, kMagic, 8) == 0
                        ? "truncated header (" + std::to_string(size) + " bytes)"
                        : "not a .swe file (bad magic)");
@@ -158,14 +159,21 @@ Status CheckHeader(const uint8_t* data, size_t size, Kind expected, const ReadLi
 
 Status ChecksumMismatch() { return Corrupt("checksum mismatch (the file is damaged)"); }
 
-// Steps 4-5 for a zstd frame: the checksum, then the frame decompressed into `out` (payload_size bytes).
-Status Decompress(const Header& h, const uint8_t* frame, uint8_t* out) {
+// Step 4 for a zstd frame, before anything is allocated for its payload: the checksum, and the frame's
+// own sizes against the header's (a raw frame's size is the payload's, bounded by the file's size).
+Status CheckZstdFrame(const Header& h, const uint8_t* frame) {
+  if (h.raw()) return Status::Ok();
   if (!ChecksumMatches(h, frame)) return ChecksumMismatch();
   unsigned long long content = ZSTD_getFrameContentSize(frame, h.frame_size);
   if (content != h.payload_size) return Corrupt("zstd frame content size does not match the header");
   if (ZSTD_findFrameCompressedSize(frame, h.frame_size) != h.frame_size) {
     return Corrupt("the payload is not exactly one zstd frame");
   }
+  return Status::Ok();
+}
+
+// Step 5 for a zstd frame that CheckZstdFrame passed: decompressed into `out` (payload_size bytes).
+Status Decompress(const Header& h, const uint8_t* frame, uint8_t* out) {
   size_t n = ZSTD_decompress(out, h.payload_size, frame, h.frame_size);
   if (ZSTD_isError(n) || n != h.payload_size) {
     return Corrupt(std::string("zstd: ") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short payload"));
@@ -207,6 +215,7 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
             uint32_t* checksum, uint32_t known_flags, uint32_t* flags_out) {
   Header h;
   SWE_RETURN_IF_ERROR(CheckHeader(data, size, expected, limits, known_flags, &h));
+  SWE_RETURN_IF_ERROR(CheckZstdFrame(h, data + kHeaderSize));
   std::unique_ptr<uint64_t[]> owner;
   SWE_RETURN_IF_ERROR(Allocate(h.payload_size, &owner));
   SWE_RETURN_IF_ERROR(Fill(h, data + kHeaderSize, reinterpret_cast<uint8_t*>(owner.get())));
@@ -237,20 +246,9 @@ Status Open(std::unique_ptr<uint64_t[]> file, size_t size, Kind expected, const 
 
 Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits,
             std::vector<uint64_t>* message, uint32_t* checksum, uint32_t known_flags, uint32_t* flags_out) {
-  Header h;
-  SWE_RETURN_IF_ERROR(CheckHeader(data, size, expected, limits, known_flags, &h));
-  try {
-    message->assign(h.payload_size / 8, 0);
-  } catch (const std::bad_alloc&) {
-    return TooLarge("cannot allocate " + std::to_string(h.payload_size) + " bytes for the payload");
-  }
-  Status s = Fill(h, data + kHeaderSize, reinterpret_cast<uint8_t*>(message->data()));
-  if (!s.ok()) {
-    message->clear();
-    return s;
-  }
-  *checksum = h.checksum;
-  if (flags_out != nullptr) *flags_out = h.flags;
+  Payload payload;
+  SWE_RETURN_IF_ERROR(Open(data, size, expected, limits, &payload, checksum, known_flags, flags_out));
+  message->assign(payload.words, payload.words + payload.size_words);
   return Status::Ok();
 }
 
@@ -274,7 +272,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
       frame.assign(message, message + size);
       flags |= kFlagRawPayload;
     }
-    out->insert(out->end(), kMagic, kMagic + sizeof kMagic);
+    out->insert(out->end(), kMagic, kMagic + 8);
     Put32(out, kFormatVersion);
     Put32(out, uint32_t(kind));
     Put64(out, size);
@@ -289,3 +287,15 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
 }
 
 }  // namespace swe::container
+
+namespace swe {
+
+uint64_t MaxFileBytes(const ReadLimits& limits) {
+  // zstd's worst case adds under 1/256 of the input and a few bytes per 128 KB block: 1/128 and 1 MiB cover it.
+  const uint64_t payload = limits.max_payload_bytes;
+  constexpr uint64_t kFixed = container::kHeaderSize + (1u << 20);
+  if (payload > (UINT64_MAX - kFixed) / 2) return UINT64_MAX;  // no limit
+  return kFixed + payload + payload / 128;
+}
+
+}  // namespace swe

@@ -44,7 +44,7 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
 // `file` holds `size` bytes (its allocation rounded up to whole words).
 Status Open(std::unique_ptr<uint64_t[]> file, size_t size, Kind expected, const ReadLimits& limits,
             Payload* payload, uint32_t* checksum, uint32_t known_flags = 0, uint32_t* flags = nullptr);
-// The same into a vector (zero-filled first: the index reader's way).
+// The same, copied into a vector (tests and fuzz seeds take the payload apart).
 Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits,
             std::vector<uint64_t>* message, uint32_t* checksum, uint32_t known_flags = 0, uint32_t* flags = nullptr);
 // Compresses `message` with zstd at `zstd_level` and appends header + frame to `out`; level 0, a

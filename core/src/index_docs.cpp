@@ -26,12 +26,13 @@ bool IndexDocs::Find(std::string_view id, uint64_t* entry) const {
 }
 
 Status IndexDocs::Put(uint64_t entry, IndexDoc doc) {
-  if (doc.id.empty()) return InvalidArgument("a document id is empty");
+  // The caller names the document ("document 3: ..."), so these messages do not.
+  if (doc.id.empty()) return InvalidArgument("empty id");
   for (const std::string* part : {&doc.id, &doc.text, &doc.metadata}) {
-    if (!unicode::IsValidUtf8(*part)) return InvalidArgument("document '" + doc.id + "' is not valid UTF-8");
+    if (!unicode::IsValidUtf8(*part)) return InvalidArgument("not valid UTF-8");
   }
   auto same = by_id_.find(doc.id);
-  if (same != by_id_.end() && same->second != entry) return InvalidArgument("duplicate document id '" + doc.id + "'");
+  if (same != by_id_.end() && same->second != entry) return InvalidArgument("duplicate id '" + doc.id + "'");
   Erase(entry);
   by_id_[doc.id] = entry;
   docs_[entry] = std::move(doc);
@@ -110,7 +111,9 @@ Status ReadIndexDocs(schema::IndexDocs::Reader in, const ReadLimits& limits,
       const capnp::Text::Reader meta = metadata[i];
       doc.metadata.assign(meta.begin(), meta.size());
     }
-    if (Status s = docs.Put(entry, std::move(doc)); !s.ok()) return Corrupt("index docs: " + s.message());
+    if (Status s = docs.Put(entry, std::move(doc)); !s.ok()) {
+      return Corrupt("index docs: document " + std::to_string(i) + ": " + s.message());
+    }
   }
   *out = std::move(docs);
   return Status::Ok();

@@ -109,7 +109,7 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
                    IndexDocs* docs) {
   out->reset();
   if (docs) *docs = IndexDocs();
-  std::vector<uint64_t> message;
+  container::Payload message;  // not zero-filled: the frame's bytes are checked before it is allocated
   uint32_t checksum = 0;
   uint32_t flags = 0;
   SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kIndex, limits, &message, &checksum,
@@ -117,10 +117,10 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
   std::unique_ptr<Index> index;
   // Decodes and validates the message into `index` (a lambda: it may use Index's private parts).
   auto decode = [&]() -> Status {
-    const kj::ArrayPtr<const capnp::word> words(reinterpret_cast<const capnp::word*>(message.data()),
-                                                message.size());
+    const kj::ArrayPtr<const capnp::word> words(reinterpret_cast<const capnp::word*>(message.words),
+                                                message.size_words);
     capnp::ReaderOptions options;
-    options.traversalLimitInWords = message.size() + 8;  // every object is read once
+    options.traversalLimitInWords = message.size_words + 8;  // every object is read once
     capnp::FlatArrayMessageReader reader(words, options);
     if (reader.getEnd() != words.end()) return Corrupt("index: bytes after the message");
     const schema::Index::Reader root = reader.getRoot<schema::Index>();

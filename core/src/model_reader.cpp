@@ -161,7 +161,10 @@ Status ModelReader::ReadTable(schema::Table::Reader table, const ReadLimits& lim
   m->dtype_ = static_cast<DType>(dtype);
   m->dims_ = table.getDims();
   if (table.getRows() != m->rows_) return Corrupt("table rows do not match the vocabulary");
-  if (m->dims_ == 0 || m->dims_ > limits.max_dims) return Corrupt("dims " + std::to_string(m->dims_) + " out of range");
+  if (m->dims_ == 0) return Corrupt("dims is 0");
+  if (m->dims_ > limits.max_dims) {
+    return TooLarge("dims " + std::to_string(m->dims_) + " over the limit of " + std::to_string(limits.max_dims));
+  }
   const uint64_t values = uint64_t{m->rows_} * m->dims_;
   const uint64_t elem = m->dtype_ == DType::kF32 ? 4 : m->dtype_ == DType::kF16 ? 2 : 1;
   capnp::Data::Reader data = table.getData();

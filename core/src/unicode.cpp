@@ -98,6 +98,14 @@ uint8_t Properties(char32_t c) {
 
 }  // namespace
 
+std::string ToValidUtf8(std::string_view s) {
+  if (IsValidUtf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t pos = 0; pos < s.size();) AppendUtf8(DecodeNext(s, &pos), &out);
+  return out;
+}
+
 char32_t DecodeNext(std::string_view s, size_t* pos) {
   const size_t i = *pos;
   const size_t n = s.size();

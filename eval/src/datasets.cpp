@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "swe/util/file.h"
+#include "swe/util/json.h"
 #include "swe/util/strings.h"
 
 namespace swe::eval {
@@ -69,6 +70,7 @@ std::string Latin1ToUtf8(const std::string& s) {
 // `fields` (a missing or null field reads as "").
 Status ReadJsonRecord(const std::string& path, size_t line_no, const std::string& line,
                       std::initializer_list<const char*> fields, std::string* id, std::vector<std::string>* values) {
+  if (!util::JsonDepthWithin(line)) return LineError(path, line_no, util::JsonTooDeepMessage());
   const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return LineError(path, line_no, "not a JSON object");
   const auto found = j.find("_id");

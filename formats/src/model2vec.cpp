@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "swe/formats/readers.h"
 #include "swe/formats/safetensors.h"
+#include "swe/util/json.h"
 
 namespace swe::formats {
 namespace {
@@ -31,7 +33,9 @@ bool Exists(const std::string& path) {
 json ReadJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FormatError(path + ": cannot open");
-  json j = json::parse(in, nullptr, false);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!util::JsonDepthWithin(text)) throw FormatError(path + ": " + util::JsonTooDeepMessage());
+  json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) throw FormatError(path + ": not valid JSON");
   return j;
 }

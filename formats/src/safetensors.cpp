@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swe/half.h"
+#include "swe/util/json.h"
 
 namespace swe::formats {
 namespace {
@@ -64,7 +65,9 @@ Status SafeTensors::FromBytes(const uint8_t* data, size_t size, std::unique_ptr<
   for (int i = 7; i >= 0; --i) n = n << 8 | data[i];
   if (n > kMaxHeader) return Corrupt("safetensors: header length " + std::to_string(n) + " exceeds 100 MiB");
   if (n > size - 8) return Corrupt("safetensors: header length " + std::to_string(n) + " runs past the end of the file");
-  nlohmann::json header = nlohmann::json::parse(data + 8, data + 8 + n, nullptr, /*allow_exceptions=*/false);
+  const std::string_view header_text(reinterpret_cast<const char*>(data + 8), n);
+  if (!util::JsonDepthWithin(header_text)) return Corrupt("safetensors: header: " + util::JsonTooDeepMessage());
+  nlohmann::json header = nlohmann::json::parse(header_text, nullptr, /*allow_exceptions=*/false);
   if (header.is_discarded()) return Corrupt("safetensors: header is not valid JSON");
   if (!header.is_object()) return Corrupt("safetensors: header is not a JSON object");
   std::unique_ptr<SafeTensors> st(new SafeTensors());

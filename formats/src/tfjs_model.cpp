@@ -8,6 +8,7 @@
 #include <set>
 
 #include "swe/util/file.h"
+#include "swe/util/json.h"
 
 namespace swe::formats {
 namespace {
@@ -165,6 +166,7 @@ Status ParseUnchecked(std::string_view text, const std::map<std::string, std::st
                       std::map<std::string, TfjsTensor>* weights, std::vector<TfjsNode>* nodes,
                       std::map<std::string, size_t>* index, uint64_t* total) {
   if (text.size() > TfjsGraphModel::kMaxJsonBytes) return TooLarge("model.json is larger than 64 MiB");
+  if (!util::JsonDepthWithin(text)) return Corrupt("model.json: " + util::JsonTooDeepMessage());
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Corrupt("model.json is not a JSON object");
   if (j.contains("format") && j["format"] != "graph-model") {
@@ -217,6 +219,7 @@ Status TfjsGraphModel::Load(const std::string& model_json_path, TfjsGraphModel* 
   size_t slash = model_json_path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : model_json_path.substr(0, slash);
   // Read exactly the shards the manifest names (names are checked again by FromParts).
+  if (!util::JsonDepthWithin(text)) return Corrupt(model_json_path + ": " + util::JsonTooDeepMessage());
   json j = json::parse(text, nullptr, false);
   std::map<std::string, std::string> shards;
   uint64_t total = 0;

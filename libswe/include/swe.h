@@ -117,7 +117,7 @@ enum {
 SWE_API const char * swe_dtype_name(int32_t dtype);
 
 /* Limits a reader applies before it allocates (see swe::ReadLimits). Lower them for untrusted input
- * in small heaps. */
+ * in small heaps. A file over a limit fails with SWE_ERR_TOO_LARGE (max_dims included). */
 typedef struct swe_load_params {
     uint64_t max_payload_bytes; /* decompressed message size */
     uint32_t max_rows;          /* vocabulary words / index entries */
@@ -134,7 +134,9 @@ SWE_API swe_status swe_model_load_from_bytes(const uint8_t * data, size_t size, 
                                              swe_model ** out);
 
 /* Reads the file at `path` (UTF-8) and loads it as swe_model_load_from_bytes() does; a regular file is
- * read once into memory the model keeps, so a raw payload (docs/FORMAT.md) is used in place. */
+ * read once into memory the model keeps, so a raw payload (docs/FORMAT.md) is used in place. A pipe or
+ * device is read only while it can be a .swe file: a bad magic fails at once (SWE_ERR_CORRUPT), and
+ * more bytes than `params` allow with SWE_ERR_TOO_LARGE. */
 SWE_API swe_status swe_model_load_from_file(const char * path, const swe_load_params * params, swe_model ** out);
 
 /* A buffer for a model file that swe_model_load_from_buffer() takes over: `size` bytes, 8-byte
@@ -279,7 +281,7 @@ SWE_API swe_status swe_index_create(uint32_t dims, int32_t dtype, swe_index ** o
 SWE_API swe_status swe_index_load_from_bytes(const uint8_t * data, size_t size, const swe_load_params * params,
                                              swe_index ** out);
 
-/* Reads the index file at `path`. */
+/* Reads the index file at `path` (a pipe or device as swe_model_load_from_file() reads one). */
 SWE_API swe_status swe_index_load_from_file(const char * path, const swe_load_params * params, swe_index ** out);
 
 /* Frees an index (NULL is allowed). */
@@ -361,7 +363,8 @@ typedef struct swe_doc {
 /* Adds `n` documents with their vectors (vectors[i * dims ..]). A document whose id is in the index
  * replaces that entry (vector, text and metadata); a new one gets a new entry id (one more than the
  * largest), which swe_index_search() returns. Rejects empty or duplicate ids, invalid UTF-8, metadata
- * that is not JSON and non-finite values; on failure the index holds the documents before the bad one. */
+ * that is not JSON or nests arrays and objects more than 128 levels deep, and non-finite values; on
+ * failure the index holds the documents before the bad one. */
 SWE_API swe_status swe_index_add_docs(swe_index * index, const swe_doc * docs, const float * vectors, size_t n);
 
 /* The entry id of the document with string id `id` (SWE_ERR_NOT_FOUND when none has it). Removing
@@ -385,7 +388,11 @@ SWE_API swe_status swe_index_check_model(const swe_index * index, const swe_mode
 /* Serialises the index into a new buffer: *out_data (free it with swe_free_bytes()) of *out_size bytes. */
 SWE_API swe_status swe_index_save_to_bytes(const swe_index * index, uint8_t ** out_data, size_t * out_size);
 
-/* Writes the index to the file at `path` (replacing it). */
+/* Writes the index to the file at `path`, replacing it atomically and durably: a unique temporary file
+ * in the same directory (created exclusively, never through a link), fsynced and renamed over `path`,
+ * then the directory fsynced; an existing file's mode is kept, and when `path` is a symbolic link the
+ * file it points to is replaced. A read-modify-write (load, add, save) by several processes must hold
+ * an advisory lock (flock) on the file across it, as `swe index add` does. */
 SWE_API swe_status swe_index_save_to_file(const swe_index * index, const char * path);
 
 /* Frees a buffer returned by this library (NULL is allowed). */

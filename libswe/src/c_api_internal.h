@@ -61,6 +61,9 @@ static_assert(SWE_DTYPE_F32 == static_cast<int>(DType::kF32) && SWE_DTYPE_F16 ==
               SWE_DTYPE_INT8 == static_cast<int>(DType::kInt8), "swe.h dtype codes must match swe::DType");
 
 ReadLimits ToReadLimits(const swe_load_params* params);
+// Reads a .swe file that may be a pipe or a device: stops at once on a bad magic
+// (SWE_ERR_CORRUPT) and past the largest file `params` allow (SWE_ERR_TOO_LARGE).
+swe_status ReadSweStream(const char* path, const swe_load_params* params, std::vector<uint8_t>* out);
 // A text argument is usable when it has data or is empty; View makes it a string_view.
 bool ValidText(const char* data, size_t size);
 std::string_view View(const char* data, size_t size);

@@ -106,6 +106,21 @@ ReadLimits ToReadLimits(const swe_load_params* params) {
   return limits;
 }
 
+swe_status ReadSweStream(const char* path, const swe_load_params* params, std::vector<uint8_t>* out) {
+  std::string error;
+  const uint64_t max_bytes = std::min<uint64_t>(MaxFileBytes(ToReadLimits(params)), SIZE_MAX);
+  switch (util::ReadFileBounded(path, kFileMagic, static_cast<size_t>(max_bytes), out, &error)) {
+    case util::BoundedRead::kDone:
+      return SWE_OK;
+    case util::BoundedRead::kBadMagic:
+      return Fail(SWE_ERR_CORRUPT, std::string(path) + ": not a .swe file (bad magic)");
+    case util::BoundedRead::kTooLarge:
+      return Fail(SWE_ERR_TOO_LARGE, error + ", more than the payload limit allows");
+    default:
+      return Fail(SWE_ERR_IO, error);
+  }
+}
+
 namespace {
 
 // A model handle around what `read` (a swe::ReadModel call into the slot it is given) made, with its
@@ -258,14 +273,17 @@ swe_status swe_model_load_from_file(const char* path, const swe_load_params* par
     std::unique_ptr<uint64_t[]> words;
     size_t size = 0;
     std::string error;
-    const swe::util::WordsRead read = swe::util::ReadRegularFileWords(path, &words, &size, &error);
+    const swe::util::WordsRead read = swe::util::ReadRegularFileWords(path, &words, &size, &error, swe::kFileMagic);
     if (read == swe::util::WordsRead::kFailed) return Fail(SWE_ERR_IO, error);
+    if (read == swe::util::WordsRead::kBadMagic) {
+      return Fail(SWE_ERR_CORRUPT, std::string(path) + ": not a .swe file (bad magic)");
+    }
     swe_status s;
     if (read == swe::util::WordsRead::kDone) {  // a raw payload is used where it landed
       s = swe_model_load_from_buffer(reinterpret_cast<uint8_t*>(words.release()), size, params, out);
     } else {
-      std::vector<uint8_t> bytes;
-      if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);
+      std::vector<uint8_t> bytes;  // a pipe or device: read only while it can still be a model
+      if (swe_status r = swe::capi::ReadSweStream(path, params, &bytes); r != SWE_OK) return r;
       s = swe_model_load_from_bytes(bytes.data(), bytes.size(), params, out);
     }
     if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());

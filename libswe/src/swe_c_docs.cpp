@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "c_api_internal.h"
+#include "swe/unicode.h"
+#include "swe/util/json.h"
 
 using swe::capi::Fail;
 using swe::capi::FromStatus;
@@ -58,6 +60,13 @@ swe_status CheckDoc(const swe_doc& doc, size_t i) {
   const std::string which = "document " + std::to_string(i);
   for (const swe_text* part : {&doc.id, &doc.text, &doc.metadata}) {
     if (!swe::capi::ValidText(part->data, part->size)) return Fail(SWE_ERR_INVALID_ARGUMENT, which + ": NULL text");
+    if (!swe::unicode::IsValidUtf8(swe::capi::View(part->data, part->size))) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, which + ": not valid UTF-8");
+    }
+  }
+  // Within the depth limit first: JSON writers recurse, so deeper metadata would crash whoever prints it.
+  if (!swe::util::JsonDepthWithin(swe::capi::View(doc.metadata.data, doc.metadata.size))) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, which + ": metadata: " + swe::util::JsonTooDeepMessage());
   }
   if (doc.metadata.size && !nlohmann::json::accept(swe::capi::View(doc.metadata.data, doc.metadata.size))) {
     return Fail(SWE_ERR_INVALID_ARGUMENT, which + ": metadata is not JSON");

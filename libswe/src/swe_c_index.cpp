@@ -61,8 +61,7 @@ swe_status swe_index_load_from_file(const char* path, const swe_load_params* par
     *out = nullptr;
     SWE_CHECK_ARG(path != nullptr, "swe_index_load_from_file: path is NULL");
     std::vector<uint8_t> bytes;
-    std::string error;
-    if (!swe::util::ReadFile(path, &bytes, &error)) return Fail(SWE_ERR_IO, error);
+    if (swe_status r = swe::capi::ReadSweStream(path, params, &bytes); r != SWE_OK) return r;
     swe_status s = swe_index_load_from_bytes(bytes.data(), bytes.size(), params, out);
     if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
     return SWE_OK;

@@ -6,6 +6,7 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -454,6 +455,25 @@ TEST(IndexLoad, RejectsTruncatedAndEmptyInput) {
   message = RawIndex::Valid(0, 3).Message();
   message.push_back(0);
   EXPECT_EQ(LoadBytes(Seal(message)).code(), StatusCode::kCorrupt);
+}
+
+// A header that declares a huge payload is checked against the frame before anything is allocated:
+// a 3 GiB claim in a small file once made the reader zero-fill 3 GiB first.
+TEST(IndexLoad, HugeDeclaredPayloadAllocatesNothing) {
+  std::unique_ptr<Index> index;
+  ASSERT_TRUE(Index::Create(8, DType::kF32, &index).ok());
+  std::vector<float> v(8, 0.0f);
+  v[0] = 1.0f;
+  ASSERT_TRUE(index->Add(1, v.data()).ok());
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(index->Save(&bytes, 3).ok());
+  const uint64_t declared = 3ull << 30;
+  std::memcpy(bytes.data() + 16, &declared, 8);  // the header's payload size
+  rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  EXPECT_EQ(LoadBytes(bytes).code(), StatusCode::kCorrupt);
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "kB of peak memory grew";
 }
 
 TEST(IndexLoad, RejectsAModelFile) {

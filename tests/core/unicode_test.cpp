@@ -243,5 +243,11 @@ TEST(UnicodeTables, CommittedIncMatchesGenerator) {
       << "regenerate it with `python3 scripts/gen_unicode_tables.py` and review the diff";
 }
 
+TEST(Unicode, ToValidUtf8ReplacesEachInvalidByte) {
+  EXPECT_EQ(ToValidUtf8("caf\xC3\xA9"), "caf\xC3\xA9");
+  EXPECT_EQ(ToValidUtf8("a\xFF\xFE b"), "a\xEF\xBF\xBD\xEF\xBF\xBD b");
+  EXPECT_EQ(ToValidUtf8("\xC3\x28"), "\xEF\xBF\xBD(");
+  EXPECT_TRUE(IsValidUtf8(ToValidUtf8("\xF0\x9F\x98")));
+}
 }  // namespace
 }  // namespace swe::unicode

@@ -4,10 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "container.h"
+#include "swe/index.h"
+#include "swe/index_docs.h"
 
 namespace swe::fuzz {
 
@@ -33,6 +37,22 @@ inline std::vector<uint8_t> BareMessageSeed(const std::vector<uint8_t>& file, co
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(message.data());
   seed.insert(seed.end(), bytes, bytes + message.size() * 8);
   return seed;
+}
+
+// The index writer's round trip: `index` (with `docs`) saved, loaded back and saved again gives the
+// same bytes, and the same documents; aborts otherwise.
+inline void CheckSaveRoundTrip(const Index& index, const IndexDocs& docs) {
+  std::vector<uint8_t> first, second;
+  if (!index.Save(&first, 1, &docs).ok()) std::abort();
+  std::unique_ptr<Index> loaded;
+  IndexDocs loaded_docs;
+  if (!Index::Load(first.data(), first.size(), &loaded, ReadLimits(), &loaded_docs).ok()) std::abort();
+  if (loaded->ids() != index.ids() || loaded_docs.size() != docs.size()) std::abort();
+  for (const auto& [entry, doc] : docs.all()) {
+    const IndexDoc* back = loaded_docs.Get(entry);
+    if (!back || back->id != doc.id || back->text != doc.text || back->metadata != doc.metadata) std::abort();
+  }
+  if (!loaded->Save(&second, 1, &loaded_docs).ok() || first != second) std::abort();
 }
 
 }  // namespace swe::fuzz

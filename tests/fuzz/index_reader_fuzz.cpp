@@ -1,5 +1,6 @@
 // Any bytes: Index::Load (documents included) must return a status, never crash; an accepted index must
-// be searchable.
+// be searchable, and the writer's round trip must hold: saving it, loading that and saving again gives
+// the same bytes.
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -24,5 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const swe::SearchHit& h : hits) {
     if (!std::isfinite(h.score)) std::abort();
   }
+  swe::fuzz::CheckSaveRoundTrip(*index, docs);
   return 0;
 }

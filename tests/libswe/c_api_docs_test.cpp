@@ -264,7 +264,10 @@ TEST_F(CApiDocsTest, AddDocsRejectsBadDocuments) {
   };
   for (const std::vector<swe_doc>& docs : bad) {
     EXPECT_EQ(swe_index_add_docs(index.get(), docs.data(), two.data(), docs.size()), SWE_ERR_INVALID_ARGUMENT);
-    EXPECT_STRNE(swe_last_error(), "");
+    const std::string error = swe_last_error();
+    EXPECT_NE(error, "");
+    // The document is named once, by its place in the call.
+    EXPECT_EQ(error.find("document"), error.rfind("document")) << error;
   }
   std::vector<float> nan(v);
   nan[3] = NAN;
@@ -322,6 +325,23 @@ TEST_F(CApiDocsTest, DocumentsSurviveSaveAndOldFilesStillLoad) {
   EXPECT_EQ(swe_index_load_from_bytes(future.data(), future.size(), nullptr, &raw), SWE_ERR_UNSUPPORTED);
   EXPECT_NE(std::string(swe_last_error()).find("flags"), std::string::npos) << swe_last_error();
   swe_free_bytes(data);
+}
+
+// Metadata nested deeper than 128 levels is refused (JSON writers recurse: it would crash them later).
+TEST_F(CApiDocsTest, MetadataNestedTooDeepIsRefused) {
+  swe_index* raw = nullptr;
+  ASSERT_EQ(swe_index_create(kDims, SWE_DTYPE_F32, &raw), SWE_OK);
+  IndexPtr index(raw);
+  std::vector<float> v = Encode("the cat");
+  const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+  swe_doc doc = Doc("d", "the cat", deep);
+  EXPECT_EQ(swe_index_add_docs(index.get(), &doc, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("nested deeper than 128 levels"), std::string::npos)
+      << swe_last_error();
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), 0u);
+  const std::string ok = std::string(128, '[') + std::string(128, ']');
+  doc = Doc("d", "the cat", ok);
+  EXPECT_EQ(swe_index_add_docs(index.get(), &doc, v.data(), 1), SWE_OK) << swe_last_error();
 }
 
 }  // namespace

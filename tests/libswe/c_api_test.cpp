@@ -146,6 +146,13 @@ TEST_F(CApiTest, LoadAppliesLimits) {
   params = swe_load_default_params();
   params.max_payload_bytes = 16;
   EXPECT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), &params, &m), SWE_ERR_TOO_LARGE);
+  params = swe_load_default_params();
+  params.max_dims = kDims - 1;  // a model wider than the limit is too large, not corrupt
+  EXPECT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), &params, &m), SWE_ERR_TOO_LARGE);
+  EXPECT_EQ(m, nullptr);
+  params.max_dims = kDims;
+  ASSERT_EQ(swe_model_load_from_bytes(bytes_.data(), bytes_.size(), &params, &m), SWE_OK) << swe_last_error();
+  swe_model_free(m);
 }
 
 TEST_F(CApiTest, LoadFromFile) {

@@ -2,12 +2,17 @@
 
 #include "swe/util/memory.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,31 +43,211 @@ bool ReadInto(const std::string& path, Bytes* out, std::string* error) {
 
 }  // namespace
 
-bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan> parts, std::string* error) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    *error = Describe(path, "", errno);
+namespace {
+
+// `path`, or the file it names when it is a symbolic link (through any chain of links).
+bool ResolveLink(const std::string& path, std::string* target, std::string* error) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+    *target = path;
+    return true;
+  }
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (!resolved) {
+    *error = Describe(path, "cannot resolve the link: ", errno);
     return false;
   }
-  bool ok = true;
-  for (const ByteSpan& part : parts) {
-    ok = ok && (part.size == 0 || std::fwrite(part.data, 1, part.size, f) == part.size);
+  *target = resolved;
+  std::free(resolved);
+  return true;
+}
+
+std::string Directory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool SyncDirectory(const std::string& path) {
+  const int fd = ::open(Directory(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0 || errno == EINVAL;  // EINVAL: a file system that cannot sync directories
+  ::close(fd);
+  return ok;
+}
+
+// A name no other writer uses now: PATH.tmp-<16 hex digits>, created by O_EXCL below.
+std::string TemporaryName(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t x = static_cast<uint64_t>(::getpid()) << 32 ^ counter.fetch_add(1) ^
+               static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(x));
+  return path + ".tmp-" + hex;
+}
+
+}  // namespace
+
+AtomicFile::~AtomicFile() {
+  if (!file_) return;
+  std::fclose(file_);
+  ::unlink(temp_.c_str());
+}
+
+bool AtomicFile::Open(const std::string& path, std::string* error) {
+  if (file_) {
+    *error = path + ": already open";
+    return false;
   }
+  if (!ResolveLink(path, &path_, error)) return false;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    temp_ = TemporaryName(path_);
+    // 0666 less the umask, as for any new file; an existing destination's mode is copied below.
+    fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    *error = Describe(path, "cannot create a temporary file: ", errno);
+    return false;
+  }
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0 && ::fchmod(fd, st.st_mode & 07777) != 0) {
+    *error = Describe(path, "cannot keep the file's mode: ", errno);
+    ::close(fd);
+    ::unlink(temp_.c_str());
+    return false;
+  }
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    *error = Describe(path, "", errno);
+    ::close(fd);
+    ::unlink(temp_.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool AtomicFile::Commit(std::string* error) {
+  if (!file_) {
+    *error = path_ + ": write failed: not open";
+    return false;
+  }
+  std::FILE* f = file_;
+  file_ = nullptr;
+  bool ok = std::fflush(f) == 0 && !std::ferror(f);
+  ok = ok && ::fsync(::fileno(f)) == 0;
   int code = errno;
-  if (std::fclose(f) != 0) {  // e.g. ENOSPC when the buffered tail is flushed
-    if (ok) code = errno;
+  if (std::fclose(f) != 0 && ok) {  // e.g. ENOSPC when the buffered tail is flushed
+    code = errno;
     ok = false;
   }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (ok && std::rename(temp_.c_str(), path_.c_str()) != 0) {
     code = errno;
     ok = false;
   }
   if (!ok) {
-    std::remove(tmp.c_str());
-    *error = Describe(path, "write failed: ", code);
+    ::unlink(temp_.c_str());
+    *error = Describe(path_, "write failed: ", code);
+    return false;
   }
-  return ok;
+  if (!SyncDirectory(path_)) {
+    *error = Describe(path_, "written, but syncing its directory failed: ", errno);
+    return false;
+  }
+  return true;
+}
+
+bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan> parts, std::string* error) {
+  AtomicFile out;
+  if (!out.Open(path, error)) return false;
+  for (const ByteSpan& part : parts) {
+    if (part.size != 0 && std::fwrite(part.data, 1, part.size, out.file()) != part.size) {
+      *error = Describe(path, "write failed: ", errno);
+      return false;  // out's destructor removes the temporary file
+    }
+  }
+  return out.Commit(error);
+}
+
+bool FileLock::Lock(const std::string& path, std::string* error) {
+  Unlock();
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      *error = Describe(path, "cannot lock: ", errno);
+      return false;
+    }
+    int locked;
+    do {
+      locked = ::flock(fd, LOCK_EX);
+    } while (locked != 0 && errno == EINTR);
+    if (locked != 0) {
+      *error = Describe(path, "cannot lock: ", errno);
+      ::close(fd);
+      return false;
+    }
+    // The file may have been replaced while this waited: then the lock is on a file nobody reads.
+    struct stat held, now;
+    if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        held.st_ino == now.st_ino) {
+      fd_ = fd;
+      return true;
+    }
+    ::close(fd);
+  }
+}
+
+void FileLock::Unlock() {
+  if (fd_ < 0) return;
+  ::close(fd_);  // releases the flock
+  fd_ = -1;
+}
+
+BoundedRead ReadFileBounded(const std::string& path, std::string_view magic, size_t max_bytes,
+                            std::vector<uint8_t>* out, std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = Describe(path, "", errno);
+    return BoundedRead::kFailed;
+  }
+  out->clear();
+  BoundedRead result = BoundedRead::kDone;
+  uint8_t buffer[1 << 16];
+  for (;;) {
+    // No more than the limit allows (plus one byte, to tell "exactly the limit" from "over it").
+    const size_t left = max_bytes - std::min(max_bytes, out->size());
+    const size_t want = left >= sizeof buffer ? sizeof buffer : left + 1;
+    const ssize_t got = ::read(fd, buffer, want);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      *error = Describe(path, "read failed: ", errno);
+      result = BoundedRead::kFailed;
+      break;
+    }
+    if (got == 0) break;
+    const size_t before = out->size();
+    out->insert(out->end(), buffer, buffer + got);
+    const size_t checked = std::min(magic.size(), out->size());
+    if (before < magic.size() && std::memcmp(out->data(), magic.data(), checked) != 0) {
+      *error = path + ": bad magic";
+      result = BoundedRead::kBadMagic;
+      break;
+    }
+    if (out->size() > max_bytes) {
+      *error = path + ": larger than " + std::to_string(max_bytes) + " bytes";
+      result = BoundedRead::kTooLarge;
+      break;
+    }
+  }
+  ::close(fd);
+  if (result == BoundedRead::kDone && out->size() < magic.size()) {
+    *error = path + ": bad magic";
+    result = BoundedRead::kBadMagic;
+  }
+  if (result != BoundedRead::kDone) out->clear();
+  return result;
 }
 
 bool ReadFile(const std::string& path, std::string* out, std::string* error) { return ReadInto(path, out, error); }
@@ -72,7 +257,7 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* e
 }
 
 WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t[]>* out, size_t* size,
-                               std::string* error) {
+                               std::string* error, std::string_view magic) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = Describe(path, "", errno);
@@ -84,6 +269,16 @@ WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t
     return WordsRead::kNotRegular;
   }
   const size_t n = static_cast<size_t>(st.st_size);
+  if (!magic.empty()) {  // before the whole file: a large file of another kind fails at once
+    char first[16];
+    const size_t want = std::min(magic.size(), sizeof first);
+    if (n < want || ::pread(fd, first, want, 0) != static_cast<ssize_t>(want) ||
+        std::memcmp(first, magic.data(), want) != 0) {
+      ::close(fd);
+      *error = path + ": bad magic";
+      return WordsRead::kBadMagic;
+    }
+  }
   out->reset(new uint64_t[n / 8 + 1]);
   AdviseHugePages(out->get(), n);  // before read() writes it: a model's table is used in place
   size_t done = 0;

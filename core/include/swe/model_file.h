@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "swe/model.h"
@@ -19,6 +20,12 @@ struct ReadLimits {
   uint32_t max_rows = 20'000'000;            // vocabulary words / index entries
   uint32_t max_dims = 16'384;
 };
+
+// The first 8 bytes of every .swe file (model or index): a reader of a stream checks them first.
+constexpr std::string_view kFileMagic{"\x89SWE\r\n\x1a\n", 8};
+// The most bytes a .swe file whose payload is within `limits` can have: the 40-byte header and a frame
+// no larger than zstd's bound for the payload.
+uint64_t MaxFileBytes(const ReadLimits& limits);
 
 // Every float a model stores (table values, int8 scales, weights, subword scores) is finite and
 // at most 2^40 in magnitude: then a weighted sum over even 2^32 words (2^40 · 2^40 · 127 · 2^32 <

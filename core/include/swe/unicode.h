@@ -17,6 +17,8 @@ constexpr char32_t kReplacement = 0xFFFD;
 char32_t DecodeNext(std::string_view s, size_t* pos);
 void AppendUtf8(char32_t c, std::string* out);
 bool IsValidUtf8(std::string_view s);
+// `s` with each invalid byte replaced by U+FFFD, as DecodeNext reads it (valid text is unchanged).
+std::string ToValidUtf8(std::string_view s);
 // The number of code points in valid UTF-8 (bytes that do not continue a sequence).
 inline size_t CountCodePoints(std::string_view s) {
   size_t n = 0;

@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace swe::util {
@@ -16,9 +18,57 @@ struct ByteSpan {
   size_t size;
 };
 
-// Writes `parts` in order to path + ".tmp", then renames it over `path`, so that no reader ever sees a
-// half-written file. On failure removes the temporary file, sets *error ("PATH: ...") and returns false.
+// A file written under a unique temporary name beside its destination and renamed over it by
+// Commit(), so that no reader ever sees a half-written file and two writers never share a temporary
+// file. The temporary file is created with O_EXCL | O_NOFOLLOW (a link planted there is never
+// followed) and gets the destination's mode when the destination exists. A destination that is a
+// symbolic link stays one: the file it points to is replaced. Commit() fsyncs the file and then the
+// directory, so a crash leaves either the old file or the new one. Destroyed without Commit(), it
+// removes the temporary file.
+class AtomicFile {
+ public:
+  AtomicFile() = default;
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  // Creates the temporary file for `path`; false with *error ("PATH: ...") when it cannot.
+  bool Open(const std::string& path, std::string* error);
+  // The open temporary file (buffered; Commit flushes it).
+  std::FILE* file() const { return file_; }
+  // Flushes, fsyncs and renames the file over the destination, then fsyncs the directory.
+  bool Commit(std::string* error);
+
+ private:
+  std::string path_;  // the destination (a link's target, resolved)
+  std::string temp_;
+  std::FILE* file_ = nullptr;
+};
+
+// Writes `parts` in order through an AtomicFile. On failure sets *error ("PATH: ...") and returns
+// false, leaving `path` as it was.
 bool WriteFileAtomically(const std::string& path, std::initializer_list<ByteSpan> parts, std::string* error);
+
+// An exclusive advisory lock (flock) on an existing file, held until Unlock() or destruction: what a
+// read-modify-write of the file (swe index add/remove, swe serve's /index/add) holds from before it
+// reads to after WriteFileAtomically has replaced the file. Every writer of the file must take it.
+// Lock() follows links (the target is locked) and waits for another holder; since a replaced file is a
+// new file, it locks again until the file it holds is the one `path` names, so the holder always reads
+// the latest version. Readers that only read need no lock: they see the old file or the new one.
+class FileLock {
+ public:
+  FileLock() = default;
+  ~FileLock() { Unlock(); }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+  // Blocks until the lock is held; false with *error ("PATH: ...") when the file cannot be opened.
+  bool Lock(const std::string& path, std::string* error);
+  void Unlock();
+
+ private:
+  int fd_ = -1;
+};
 
 // Reads the whole file into *out; false with *error ("PATH: ...") when it cannot.
 bool ReadFile(const std::string& path, std::string* out, std::string* error);
@@ -26,10 +76,18 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* e
 
 // A regular file read with one read() into 8-byte-aligned memory that the caller keeps (*size bytes),
 // for readers that use the bytes where they land (a model's raw payload): no second copy, no growing
-// buffer. kNotRegular, with nothing read, for anything else (a pipe): read that with ReadFile.
-enum class WordsRead { kDone, kFailed, kNotRegular };
+// buffer. kNotRegular, with nothing read, for anything else (a pipe): read that with ReadFileBounded.
+// kBadMagic, with nothing more read, when the file does not start with `magic`.
+enum class WordsRead { kDone, kFailed, kNotRegular, kBadMagic };
 WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t[]>* out, size_t* size,
-                               std::string* error);
+                               std::string* error, std::string_view magic = {});
+
+// ReadFile for input that may be endless (a pipe, /dev/zero): fails as soon as the first bytes differ
+// from `magic` (kBadMagic, "PATH: bad magic"), or once more than `max_bytes` have come (kTooLarge,
+// "PATH: larger than N bytes"), instead of reading on.
+enum class BoundedRead { kDone, kFailed, kTooLarge, kBadMagic };
+BoundedRead ReadFileBounded(const std::string& path, std::string_view magic, size_t max_bytes,
+                            std::vector<uint8_t>* out, std::string* error);
 
 // The lines of a text file, each without its "\n" or "\r\n"; empty lines are kept, and a last line
 // without an end counts. False with *error ("PATH: cannot open" or "PATH: read failed") when it cannot.

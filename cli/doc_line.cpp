@@ -1,0 +1,48 @@
+#include "doc_line.h"
+
+#include <nlohmann/json.hpp>
+
+#include "swe/unicode.h"
+#include "swe/util/json.h"
+
+namespace swe::cli {
+namespace {
+
+DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
+  if (!util::JsonDepthWithin(line)) throw CliError(1, where + ": " + util::JsonTooDeepMessage());
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw CliError(1, where + ": not a JSON object");
+  DocInput doc;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "text") {
+      if (!value.is_string()) throw CliError(1, where + ": \"text\" must be a string");
+      doc.text = value.get<std::string>();
+    } else if (key == "id") {
+      if (value.is_string()) {
+        doc.id = value.get<std::string>();
+      } else if (value.is_number_integer()) {
+        doc.id = value.dump();
+      } else {
+        throw CliError(1, where + ": \"id\" must be a string or a whole number");
+      }
+      if (doc.id.empty()) throw CliError(1, where + ": \"id\" is empty");
+    } else if (key == "metadata") {
+      if (!value.is_null()) doc.metadata = value.dump();
+    } else {
+      throw CliError(1, where + ": unknown key \"" + key + "\" (known: text, id, metadata)");
+    }
+  }
+  if (!j.contains("text")) throw CliError(1, where + ": no \"text\"");
+  return doc;
+}
+
+}  // namespace
+
+DocInput ParseDocLine(std::string line, bool json, const std::string& where) {
+  // In a JSON line only strings can hold invalid bytes (anywhere else the line is not JSON anyway).
+  if (!unicode::IsValidUtf8(line)) line = unicode::ToValidUtf8(line);
+  if (!json) return DocInput{"", std::move(line), ""};
+  return ParseJsonDoc(line, where);
+}
+
+}  // namespace swe::cli
