@@ -79,6 +79,7 @@ Service::Service(cli::ModelPtr model, const std::string& index_path, const Limit
     throw cli::CliError(1, index_path_ + ": " + swe_last_error());
   }
   index_dims_ = swe_index_get_dims(index_.get());
+  RememberFile();
 }
 
 std::vector<std::string> Service::Texts(const Json& input, const char* name, bool truncate, bool keep_end) const {
@@ -253,6 +254,8 @@ Json Service::AddDocuments(const Json& body) {
                {metadata[i].data(), metadata[i].size()}};
   }
   std::unique_lock<std::shared_mutex> lock(index_mutex_);
+  util::FileLock file_lock;
+  LockAndRefresh(&file_lock);
   swe_index* index = index_.get();
   size_t replaced = 0;
   for (const std::string& id : ids) {
@@ -279,6 +282,8 @@ Json Service::RemoveDocuments(const Json& body) {
   }
   RequireIndex();
   std::unique_lock<std::shared_mutex> lock(index_mutex_);
+  util::FileLock file_lock;
+  LockAndRefresh(&file_lock);
   swe_index* index = index_.get();
   Json missing = Json::array();
   size_t removed = 0;
@@ -295,8 +300,34 @@ Json Service::RemoveDocuments(const Json& body) {
   return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
 }
 
+void Service::RememberFile() {
+  struct stat st;
+  if (stat(index_path_.c_str(), &st) != 0) return;
+  file_dev_ = st.st_dev;
+  file_ino_ = st.st_ino;
+}
+
+void Service::LockAndRefresh(util::FileLock* file_lock) {
+  struct stat st;
+  if (stat(index_path_.c_str(), &st) != 0) return;  // not written yet: the first save creates it
+  std::string error;
+  if (!file_lock->Lock(index_path_, &error)) throw ApiError(500, error);
+  if (stat(index_path_.c_str(), &st) != 0 || (st.st_dev == file_dev_ && st.st_ino == file_ino_)) return;
+  swe_index* reloaded = nullptr;
+  Check(swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded));
+  cli::IndexPtr fresh(reloaded);
+  if (swe_index_check_model(fresh.get(), model_.get()) != SWE_OK) {
+    throw ApiError(500, index_path_ + " was replaced by an index of another model: " + swe_last_error());
+  }
+  index_ = std::move(fresh);
+  RememberFile();
+}
+
 void Service::Save() {
-  if (swe_index_save_to_file(index_.get(), index_path_.c_str()) == SWE_OK) return;
+  if (swe_index_save_to_file(index_.get(), index_path_.c_str()) == SWE_OK) {
+    RememberFile();
+    return;
+  }
   const std::string error = swe_last_error();
   // The change is not on disk: go back to what the file holds so that memory and file agree.
   swe_index* reloaded = nullptr;

@@ -2,13 +2,17 @@
 // answer's JSON or throws ApiError. It holds the model (immutable, shared by every thread, as swe.h
 // allows) and the optional index, searched under a shared lock and changed under an exclusive one
 // (swe.h: adding and removing need exclusive access), each change saved to its file before the
-// answer.
+// answer. A change also holds the file's advisory lock (util::FileLock, as `swe index add` does) and
+// first reloads the file when another writer replaced it, so neither writer's documents are lost.
 #pragma once
 
 #include <cstddef>
 #include <shared_mutex>
 #include <string>
 #include <vector>
+#include <sys/types.h>
+
+#include "swe/util/file.h"
 
 #include "../common.h"
 #include "json_body.h"
@@ -48,7 +52,11 @@ class Service {
   // The vectors of `texts` with `dims` dimensions, row-major; *known_words the words that counted.
   std::vector<float> Encode(const std::vector<std::string>& texts, uint32_t dims, uint64_t* known_words) const;
   uint32_t RequireIndex() const;  // the index's dims; ApiError(404) when there is none
+  // Under the exclusive lock, before a change: takes the file's lock into *file_lock and reloads the
+  // index when the file is no longer the one this server last read or wrote.
+  void LockAndRefresh(util::FileLock* file_lock);
   void Save();  // under the exclusive lock; reloads the file when the write fails
+  void RememberFile();  // the identity of the file just read or written
 
   cli::ModelPtr model_;
   std::string model_name_;
@@ -56,6 +64,8 @@ class Service {
   std::string index_path_;
   cli::IndexPtr index_;  // replaced only under the exclusive lock (Save's reload)
   uint32_t index_dims_ = 0;
+  dev_t file_dev_ = 0;  // the index file this server last read or wrote (a rename makes a new inode)
+  ino_t file_ino_ = 0;
   mutable std::shared_mutex index_mutex_;
   Limits limits_;
 };

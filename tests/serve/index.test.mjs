@@ -2,10 +2,15 @@
 // nothing, kill -9 during writes leaves a loadable index, SIGTERM finishes the requests in flight.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startServer, postJson, readIndexIds } from './server.mjs';
+import { startServer, postJson, readIndexIds, swe, model } from './server.mjs';
+
+const run = (program, args) => new Promise((resolve) => {
+  execFile(program, args, (error, stdout, stderr) => resolve({ code: error ? error.code ?? 1 : 0, stdout, stderr }));
+});
 
 function tempIndex() {
   const dir = mkdtempSync(path.join(tmpdir(), 'swe-serve-'));
@@ -61,6 +66,32 @@ test('two writers at once lose nothing', async () => {
     };
     await Promise.all([writer('a'), writer('b'), writer('c')]);
     assert.equal(readIndexIds(index.file).length, 300);
+  } finally {
+    assert.equal(await server.stop(), 0);
+    index.cleanup();
+  }
+});
+
+test('the server and `swe index add` writing one index at once lose nothing', async () => {
+  const index = tempIndex();
+  const server = await startServer(['--index', index.file, '--threads', '2']);
+  try {
+    await postJson(server, '/index/add', { documents: docs('first-', 1) });  // the file exists
+    const dir = path.dirname(index.file);
+    const cli = async (batch) => {
+      const file = path.join(dir, `cli${batch}.jsonl`);
+      writeFileSync(file, docs(`cli${batch}-`, 5).map((d) => JSON.stringify(d)).join('\n') + '\n');
+      const { code, stderr } = await run(swe, ['index', 'add', model, index.file, '--docs', file]);
+      assert.equal(code, 0, stderr);
+    };
+    const http = async () => {
+      for (let batch = 0; batch < 10; batch++) {
+        assert.equal((await postJson(server, '/index/add', { documents: docs(`http${batch}-`, 5) })).status, 200);
+      }
+    };
+    const cliWriter = async () => { for (let batch = 0; batch < 10; batch++) await cli(batch); };
+    await Promise.all([http(), cliWriter()]);
+    assert.equal(readIndexIds(index.file).length, 101);
   } finally {
     assert.equal(await server.stop(), 0);
     index.cleanup();
