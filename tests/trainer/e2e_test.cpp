@@ -426,8 +426,19 @@ TEST(TrainerRecipes, ShippedRecipesParse) {
   EXPECT_GE(n, 5);
 }
 
-// SIGINT during extraction: the program says how to resume and exits 130; the same command then
-// resumes at extract (vocab and sample up to date) and finishes.
+std::string RunCommand(const std::string& command, int* rc) {
+  FILE* f = popen((command + " 2>&1").c_str(), "r");
+  if (f == nullptr) return "popen failed";
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, f)) out += buf;
+  *rc = pclose(f);
+  return out;
+}
+
+// SIGINT during extraction: the batch finishes, the checkpoint is saved, the program says how to
+// resume and exits 130; the same command then resumes extraction from the checkpoint (vocab and
+// sample up to date) and ends with the vectors of a run that was not interrupted, bit for bit.
 TEST(TrainerEndToEnd, AnInterruptedRunSaysHowToResumeAndResumes) {
   TempDir dir;
   testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(40000, 8)));
@@ -435,39 +446,53 @@ TEST(TrainerEndToEnd, AnInterruptedRunSaysHowToResumeAndResumes) {
   json recipe = BaseRecipe(dir);
   recipe["sample"]["per_word"] = 2000;  // every corpus sentence: seconds of extraction
   testing::WriteFile(dir.file("recipe.json"), recipe.dump());
-  const std::string command = std::string(swe::test::TrainerPath()) + " train --recipe " + dir.file("recipe.json");
-  const std::string shell = "exec " + command + " 2> " + dir.file("stderr.txt");  // made before fork
-  const pid_t pid = fork();
+  const std::string command = std::string(swe::test::TrainerPath()) + " train --quiet --recipe ";
+  const std::string shell = "exec " + command + dir.file("recipe.json") + " 2> " + dir.file("stderr.txt");
+  const pid_t pid = fork();  // the strings are made before it
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  for (int i = 0; i < 6000 && !std::filesystem::exists(dir.file("work/sample.json")); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The first periodic checkpoint (after 100 batches of the 512): extraction is under way.
+  for (int i = 0; i < 60000 && !std::filesystem::exists(dir.file("work/extract.checkpoint")); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ASSERT_TRUE(std::filesystem::exists(dir.file("work/sample.json")));
+  ASSERT_TRUE(std::filesystem::exists(dir.file("work/extract.checkpoint")));
   kill(pid, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
   const std::string err = testing::ReadFile(dir.file("stderr.txt"));
+  ASSERT_TRUE(WIFEXITED(status)) << WTERMSIG(status) << " " << err;
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_NE(err.find("interrupted; saving the checkpoint after this batch"), std::string::npos) << err;
+  EXPECT_NE(err.find("extract: interrupted after "), std::string::npos) << err;
   EXPECT_NE(err.find("interrupted; the stages that finished are kept: run the same command to resume"), std::string::npos)
       << err;
   EXPECT_NE(err.find(dir.file("recipe.json")), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("work/extract.json")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("work/extract.checkpoint")));
 
-  FILE* f = popen((command + " --quiet 2>&1").c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, f)) out += buf;
-  EXPECT_EQ(pclose(f), 0) << out;
+  int rc = 0;
+  std::string out = RunCommand(command + dir.file("recipe.json"), &rc);
+  EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("vocab: up to date"), std::string::npos) << out;
   EXPECT_NE(out.find("sample: up to date"), std::string::npos) << out;
-  EXPECT_NE(out.find("extract: "), std::string::npos) << out;
+  EXPECT_NE(out.find("extract: resumed from the checkpoint at "), std::string::npos) << out;
   EXPECT_TRUE(std::filesystem::exists(dir.file("out/tiny.swe")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("work/extract.checkpoint")));  // done: removed
+
+  // The same recipe in another work directory, not interrupted.
+  recipe["work_dir"] = dir.file("work2");
+  recipe["export"]["path"] = dir.file("out2/tiny.swe");
+  testing::WriteFile(dir.file("recipe2.json"), recipe.dump());
+  out = RunCommand(command + dir.file("recipe2.json"), &rc);
+  EXPECT_EQ(rc, 0) << out;
+  for (const char* file : {"vectors.swm", "counts.tsv"}) {
+    const std::string resumed = testing::ReadFile(dir.file(std::string("work/") + file));
+    EXPECT_FALSE(resumed.empty()) << file;
+    EXPECT_TRUE(resumed == testing::ReadFile(dir.file(std::string("work2/") + file))) << file;
+  }
 }
 
 }  // namespace

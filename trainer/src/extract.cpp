@@ -1,8 +1,10 @@
 #include "extract.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
+#include "corpus.h"
 #include "swe/util/progress.h"
 #include "swe/tokenizer.h"
 
@@ -35,6 +37,72 @@ void SentenceRows(std::string_view sentence, const VocabOptions& vocab, const Vo
   }
 }
 
+namespace {
+
+constexpr char kCheckpointMagic[] = "swe-trainer extract checkpoint 1\n";
+
+// What a checkpoint must match: the caller's key, the samples in order, the vocabulary, the
+// teacher's width and the batch size (a batch's padding can change the teacher's vectors).
+std::string CheckpointKey(const std::string& key, const std::vector<SampledSentence>& samples,
+                          const std::vector<WordCount>& vocab, uint32_t d, uint32_t batch) {
+  uint64_t h = Fnv1a64(key);
+  for (const SampledSentence& s : samples) {
+    h = Fnv1a64(s.text, h);
+    h = Fnv1a64(std::string_view(reinterpret_cast<const char*>(s.words.data()), s.words.size() * 4), h);
+  }
+  for (const WordCount& w : vocab) h = Fnv1a64(w.word + "\n", h);
+  return HexU64(h) + " " + std::to_string(d) + " " + std::to_string(batch) + "\n";
+}
+
+template <typename T>
+void Append(std::string* out, const T* v, size_t n) {
+  out->append(reinterpret_cast<const char*>(v), n * sizeof(T));
+}
+
+// magic, key line, sentences done, forward passes, counts[|V|], then the d sums of each row counted.
+Status WriteCheckpoint(const std::string& path, const std::string& key, uint64_t done, uint64_t passes,
+                       const std::vector<uint32_t>& counts, const std::vector<double>& sum, uint32_t d) {
+  std::string bytes = std::string(kCheckpointMagic) + key;
+  Append(&bytes, &done, 1);
+  Append(&bytes, &passes, 1);
+  Append(&bytes, counts.data(), counts.size());
+  for (size_t r = 0; r < counts.size(); ++r) {
+    if (counts[r] > 0) Append(&bytes, sum.data() + r * d, d);
+  }
+  return WriteTextFile(path, bytes);
+}
+
+// False (nothing changed) when the file is missing, made for other inputs, or malformed.
+bool ReadCheckpoint(const std::string& path, const std::string& key, uint64_t total, uint32_t d, uint64_t* done,
+                    uint64_t* passes, std::vector<uint32_t>* counts, std::vector<double>* sum) {
+  std::string bytes;
+  if (!FileExists(path) || !ReadTextFile(path, &bytes).ok()) return false;
+  const std::string head = std::string(kCheckpointMagic) + key;
+  size_t pos = head.size();
+  const size_t fixed = pos + 16 + counts->size() * 4;
+  if (bytes.compare(0, head.size(), head) != 0 || bytes.size() < fixed) return false;
+  uint64_t at, n;
+  std::memcpy(&at, bytes.data() + pos, 8);
+  std::memcpy(&n, bytes.data() + pos + 8, 8);
+  std::vector<uint32_t> c(counts->size());
+  std::memcpy(c.data(), bytes.data() + pos + 16, c.size() * 4);
+  uint64_t counted = 0;
+  for (uint32_t x : c) counted += x > 0;
+  if (at > total || bytes.size() != fixed + counted * d * 8) return false;
+  pos = fixed;
+  for (size_t r = 0; r < c.size(); ++r) {
+    if (c[r] == 0) continue;
+    std::memcpy(sum->data() + r * d, bytes.data() + pos, d * 8);
+    pos += d * 8;
+  }
+  *done = at;
+  *passes = n;
+  *counts = std::move(c);
+  return true;
+}
+
+}  // namespace
+
 Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& samples,
                           const std::vector<WordCount>& vocab, const VocabOptions& vocab_options,
                           const ExtractOptions& options, ExtractResult* out) {
@@ -43,15 +111,26 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
   std::vector<double> sum(vocab.size() * static_cast<size_t>(d), 0.0);
   out->counts.assign(vocab.size(), 0);
   out->forward_passes = 0;
+  out->resumed_at = 0;
   std::vector<size_t> order(samples.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return samples[a].text.size() < samples[b].text.size(); });
   const uint32_t batch = std::max<uint32_t>(1, options.batch_size);
+  const std::string key = CheckpointKey(options.checkpoint_key, samples, vocab, d, batch);
+  size_t first = 0;
+  if (!options.checkpoint.empty() &&
+      ReadCheckpoint(options.checkpoint, key, order.size(), d, &out->resumed_at, &out->forward_passes,
+                     &out->counts, &sum)) {
+    first = out->resumed_at;
+  }
+  out->interrupted = false;
+  uint32_t batches = 0;
   util::Progress progress("extract", samples.size(), "sentences");
   // The work is the text (sentences come shortest first: counting them would make the ETA short).
   double total_bytes = 0, done_bytes = 0;
   for (const SampledSentence& s : samples) total_bytes += static_cast<double>(s.text.size());
+  for (size_t i = 0; i < first; ++i) done_bytes += static_cast<double>(samples[order[i]].text.size());
   std::vector<std::string> texts;
   std::vector<std::vector<WordSpan>> spans;
   std::vector<std::vector<uint32_t>> span_rows;
@@ -59,7 +138,7 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
   std::vector<WordSpan> all_spans;
   TeacherOutput result;
   std::vector<float> per_sentence;  // accumulates the occurrences of one row within one sentence
-  for (size_t start = 0; start < order.size(); start += batch) {
+  for (size_t start = first; start < order.size(); start += batch) {
     size_t end = std::min(order.size(), start + batch);
     texts.clear();
     spans.clear();
@@ -104,7 +183,17 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
     }
     for (const std::string& t : texts) done_bytes += static_cast<double>(t.size());
     progress.Update(end, total_bytes > 0 ? done_bytes / total_bytes : 1);
+    out->interrupted = end < order.size() && options.stop && options.stop();
+    const bool periodic = ++batches % std::max<uint32_t>(1, options.checkpoint_every) == 0 && end < order.size();
+    if (!options.checkpoint.empty() && (out->interrupted || periodic)) {
+      SWE_RETURN_IF_ERROR(WriteCheckpoint(options.checkpoint, key, end, out->forward_passes, out->counts, sum, d));
+    }
+    if (out->interrupted) {
+      out->done = end;
+      return Status::Ok();
+    }
   }
+  out->done = order.size();
   out->vectors.rows = vocab.size();
   out->vectors.cols = d;
   out->vectors.data.assign(vocab.size() * static_cast<size_t>(d), 0.0f);

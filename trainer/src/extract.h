@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,12 +31,23 @@ void SentenceRows(std::string_view sentence, const VocabOptions& vocab, const Vo
 
 struct ExtractOptions {
   uint32_t batch_size = 64;  // sentences per teacher call (sorted by length to limit padding)
+  // The checkpoint: the per-word sums and counts so far and how many sentences are done, written
+  // every `checkpoint_every` batches and when `stop` says so; a run resumes from it when it was made
+  // with the same key, samples, vocabulary, teacher width and batch size (else it is ignored), and
+  // ends with the same sums an uninterrupted run has. "" = none.
+  std::string checkpoint;
+  std::string checkpoint_key;         // the caller's key for its inputs (the stage's recipe sections)
+  uint32_t checkpoint_every = 100;    // batches
+  std::function<bool()> stop;         // asked after each batch: true = save the checkpoint and return
 };
 
 struct ExtractResult {
-  Matrix vectors;                // |V| x d; zero rows for words never found
+  Matrix vectors;                // |V| x d; zero rows for words never found (empty when interrupted)
   std::vector<uint32_t> counts;  // sentences that contributed to each row
-  uint64_t forward_passes = 0;   // sentences encoded
+  uint64_t forward_passes = 0;   // sentences encoded, in this run and the one it resumed
+  uint64_t resumed_at = 0;       // sentences done by the checkpoint this run resumed from (0 = none)
+  uint64_t done = 0;             // sentences done when the run returned (all of them unless interrupted)
+  bool interrupted = false;      // `stop` said so: the checkpoint holds the work so far
 };
 
 Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& samples,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "adapt.h"
+#include "interrupt.h"
 #include "pipeline.h"
 #include "recipe.h"
 #include "swe/util/args.h"
@@ -59,13 +60,22 @@ const char kUsage[] =
     "  --version, --help\n";
 
 // SIGINT / SIGTERM while stages run: each finished stage's marker is already written, so the same
-// command resumes at the interrupted stage (which starts over: no checkpoint inside a stage). The
-// handler says so and exits at once; the message is made before it is installed (no allocation there).
+// command resumes at the interrupted stage. Extraction (a StopPoint) is asked to finish its batch and
+// save its checkpoint, and Run says how to resume when it returns; any other stage, or a second
+// signal, ends the program at once, saying the same. The messages are made before the handler is
+// installed (no allocation there).
 std::string g_resume_message;
+std::string g_stopping_message = "\nswe-trainer: interrupted; saving the checkpoint after this batch (again to quit now)\n";
 
 void OnInterrupt(int) {
-  ssize_t ignored = write(STDERR_FILENO, g_resume_message.data(), g_resume_message.size());
+  const bool clean = swe::trainer::CanStopCleanly();
+  const std::string& m = clean ? g_stopping_message : g_resume_message;
+  ssize_t ignored = write(STDERR_FILENO, m.data(), m.size());
   (void)ignored;
+  if (clean) {
+    swe::trainer::RequestStop();
+    return;
+  }
   _exit(130);
 }
 
@@ -183,6 +193,12 @@ int Run(int argc, char** argv) {
   if (!teacher_kind.empty()) OverrideTeacher(teacher_kind, teacher_path, &recipe);
   ExplainInterrupts(argc, argv);
   s = RunPipeline(recipe, options);
+  if (swe::trainer::StopRequested()) {
+    swe::util::Progress::ClearBar();
+    if (!s.ok()) std::fprintf(stderr, "swe-trainer: %s\n", s.message().c_str());  // what was saved
+    std::fputs(g_resume_message.c_str(), stderr);
+    return 130;
+  }
   if (!s.ok()) return Fail(s.ToString());
   return 0;
 }

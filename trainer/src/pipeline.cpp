@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
+#include "interrupt.h"
 #include "teacher.h"
 #include "pipeline_runner.h"
 #include "refine_data.h"
@@ -196,6 +197,7 @@ Status Runner::Run() {
     for (int later = i + 1; later < kStageCount; ++later) {  // their inputs changed: no longer up to date
       std::filesystem::remove(Path(std::string(kStageNames[later]) + ".json"), ec);
     }
+    if (StopRequested()) return IoError("interrupted after the stage finished");  // during its last batch
   }
   if (!summary.empty()) Log("done in " + util::FormatDuration(total) + ": " + summary);
   return Status::Ok();

@@ -7,6 +7,7 @@
 #include "corpus.h"
 #include "export.h"
 #include "extract.h"
+#include "interrupt.h"
 #include "pca.h"
 #include "pipeline_runner.h"
 #include "sampler.h"
@@ -99,8 +100,20 @@ Status Runner::Extract(json* stats) {
   SWE_RETURN_IF_ERROR(LoadTeacher(t, &teacher));
   ExtractOptions eo;
   eo.batch_size = r_.teacher_batch;
+  eo.checkpoint = Path("extract.checkpoint");
+  eo.checkpoint_key = Key(Stage::kExtract);  // with the samples and vocabulary, which Extract digests
+  eo.stop = StopRequested;
   ExtractResult result;
-  SWE_RETURN_IF_ERROR(ExtractWordVectors(*teacher, samples, vocab, r_.vocab, eo, &result));
+  {
+    StopPoint stop_point;  // SIGINT/SIGTERM now end the batch and save the checkpoint
+    SWE_RETURN_IF_ERROR(ExtractWordVectors(*teacher, samples, vocab, r_.vocab, eo, &result));
+  }
+  const std::string done = std::to_string(result.done) + " of " + std::to_string(samples.size()) + " sentences";
+  if (result.interrupted) return IoError("interrupted after " + done + "; checkpoint saved in " + eo.checkpoint);
+  if (result.resumed_at > 0) {
+    Log("extract: resumed from the checkpoint at " + std::to_string(result.resumed_at) + " of " +
+        std::to_string(samples.size()) + " sentences");
+  }
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("vectors.swm"), result.vectors));
   SWE_RETURN_IF_ERROR(WriteSubwordVocab(Path("subword.json"), teacher->subword_vocab()));
   std::vector<std::string> lines;
@@ -110,6 +123,8 @@ Status Runner::Extract(json* stats) {
     found += c > 0;
   }
   SWE_RETURN_IF_ERROR(WriteLines(Path("counts.tsv"), lines));
+  std::error_code ec;
+  std::filesystem::remove(eo.checkpoint, ec);  // the outputs hold it all now
   *stats = {{"teacher", teacher->name()}, {"dims", teacher->dims()}, {"forward_passes", result.forward_passes},
             {"words_with_vectors", found}, {"vocab_size", vocab.size()}};
   Log("extract: " + std::to_string(found) + " of " + std::to_string(vocab.size()) + " words, " +
