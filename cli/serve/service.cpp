@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <sys/stat.h>
@@ -300,11 +301,32 @@ Json Service::RemoveDocuments(const Json& body) {
   return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
 }
 
+namespace {
+
+// The first bytes of `path` (the container's header), "" when it cannot be read.
+std::string FileHeader(const std::string& path) {
+  std::string header(40, '\0');
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return "";
+  header.resize(std::fread(header.data(), 1, header.size(), file));
+  std::fclose(file);
+  return header;
+}
+
+}  // namespace
+
 void Service::RememberFile() {
   struct stat st;
   if (stat(index_path_.c_str(), &st) != 0) return;
   file_dev_ = st.st_dev;
   file_ino_ = st.st_ino;
+  file_header_ = FileHeader(index_path_);
+}
+
+bool Service::FileChanged() const {
+  struct stat st;
+  if (stat(index_path_.c_str(), &st) != 0) return false;
+  return st.st_dev != file_dev_ || st.st_ino != file_ino_ || FileHeader(index_path_) != file_header_;
 }
 
 void Service::LockAndRefresh(util::FileLock* file_lock) {
@@ -312,7 +334,7 @@ void Service::LockAndRefresh(util::FileLock* file_lock) {
   if (stat(index_path_.c_str(), &st) != 0) return;  // not written yet: the first save creates it
   std::string error;
   if (!file_lock->Lock(index_path_, &error)) throw ApiError(500, error);
-  if (stat(index_path_.c_str(), &st) != 0 || (st.st_dev == file_dev_ && st.st_ino == file_ino_)) return;
+  if (!FileChanged()) return;
   swe_index* reloaded = nullptr;
   Check(swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded));
   cli::IndexPtr fresh(reloaded);

@@ -57,6 +57,7 @@ class Service {
   void LockAndRefresh(util::FileLock* file_lock);
   void Save();  // under the exclusive lock; reloads the file when the write fails
   void RememberFile();  // the identity of the file just read or written
+  bool FileChanged() const;  // the file is no longer the one RememberFile() saw
 
   cli::ModelPtr model_;
   std::string model_name_;
@@ -64,8 +65,11 @@ class Service {
   std::string index_path_;
   cli::IndexPtr index_;  // replaced only under the exclusive lock (Save's reload)
   uint32_t index_dims_ = 0;
-  dev_t file_dev_ = 0;  // the index file this server last read or wrote (a rename makes a new inode)
+  // The index file this server last read or wrote: its inode (each write renames a new file over it)
+  // and its 40-byte header (sizes and checksum), since a freed inode number is soon given again.
+  dev_t file_dev_ = 0;
   ino_t file_ino_ = 0;
+  std::string file_header_;
   mutable std::shared_mutex index_mutex_;
   Limits limits_;
 };
