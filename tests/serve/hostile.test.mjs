@@ -108,7 +108,9 @@ test('slowloris: slow senders are dropped, other clients are still served', asyn
 });
 
 test('overload: a full work queue answers 429 (OpenAI error shape), never fails', async () => {
-  const busy = await startServer(['--threads', '1', '--queue', '2']);
+  // Generous read/write timeouts: this tests the queue, and a loaded machine may be slow to send 24
+  // bodies or read 24 answers (the timeouts have their own test above).
+  const busy = await startServer(['--threads', '1', '--queue', '2', '--timeout', '60']);
   try {
     const input = Array.from({ length: 2048 }, (_, i) => `sentence number ${i} about cats, dogs and the weather today`);
     const results = await Promise.all(Array.from({ length: 24 }, () => postJson(busy, '/v1/embeddings', { input })));
