@@ -7,10 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
-swe=build/native/bin/swe
-model=models/swe-en-use-lite-large-para.swe
-work="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+source tests/serve/lib.sh
 capi="$(find build/native/bench -name serve_capi -type f | head -n1)"
 [[ -x "$capi" ]] || { echo "build serve_capi first (-DSWE_BUILD_BENCH=ON)" >&2; exit 1; }
 
@@ -27,12 +24,9 @@ PY
 cat "$work/capi.jsonl"
 printf '%-8s %-6s %12s %10s %10s %14s %8s\n' threads texts requests/s p50 p99 capi_req/s ratio
 for threads in 1 2; do
-  port=$((18000 + RANDOM % 1000))
-  "$swe" serve "$model" --port "$port" --threads "$threads" 2>"$work/serve.log" &
-  pid=$!
-  until grep -q 'listening on' "$work/serve.log"; do kill -0 "$pid"; sleep 0.05; done
+  start_serve --threads "$threads"
   for texts in 1 64; do
-    wrk -t2 -c8 -d"${seconds}s" --latency -s "$work/post$texts.lua" "http://127.0.0.1:$port/v1/embeddings" >"$work/wrk.log"
+    wrk -t2 -c8 -d"${seconds}s" --latency -s "$work/post$texts.lua" "$url/v1/embeddings" >"$work/wrk.log"
     rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.log")
     p50=$(awk '$1 == "50%" {print $2}' "$work/wrk.log")
     p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.log")

@@ -24,16 +24,10 @@ const TaskResult* Find(const std::vector<TaskResult>& results, const std::string
 }  // namespace
 
 std::string ToJsonLine(const std::string& model, const TaskResult& r) {
-  nlohmann::ordered_json j;
-  j["model"] = model;
-  j["task"] = r.task;
-  j["metric"] = r.metric;
-  j["score"] = r.score;
-  j["n"] = r.n;
-  j["seconds"] = r.seconds;
   nlohmann::ordered_json details = nlohmann::ordered_json::object();
   for (const auto& [name, value] : r.details) details[name] = value;
-  j["details"] = details;
+  const nlohmann::ordered_json j = {{"model", model}, {"task", r.task},   {"metric", r.metric},  {"score", r.score},
+                                    {"n", r.n},         {"seconds", r.seconds}, {"details", details}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -102,10 +102,8 @@ embed_one(const swe_model *model, const text *input)
 	const char *data = utf8_of(input, &size);
 	uint32_t	dims = swe_model_get_encode_dims(model, NULL);
 	ArrayType  *result = new_float4_array(dims);
-	swe_status	status = swe_model_encode_text(model, data, size, NULL, (float *) ARR_DATA_PTR(result), dims, NULL);
 
-	if (status != SWE_OK)
-		swe_pg_raise(status, "embed");
+	swe_pg_check(swe_model_encode_text(model, data, size, NULL, (float *) ARR_DATA_PTR(result), dims, NULL), "embed");
 	return result;
 }
 
@@ -158,13 +156,10 @@ embed_batch(const swe_model *model, ArrayType *inputs, int *n_out)
 	{
 		int			count = Min(ENCODE_CHUNK, n - first);
 		float	   *out = batch->vectors + (Size) first * batch->dims;
-		swe_status	status;
 
 		CHECK_FOR_INTERRUPTS();
-		status = swe_model_encode_batch(model, texts + first, (size_t) count, NULL, out,
-										(size_t) count * batch->dims);
-		if (status != SWE_OK)
-			swe_pg_raise(status, "embed");
+		swe_pg_check(swe_model_encode_batch(model, texts + first, (size_t) count, NULL, out,
+											(size_t) count * batch->dims), "embed");
 	}
 	*n_out = n;
 	return batch;
@@ -240,10 +235,8 @@ swe_similarity_texts(PG_FUNCTION_ARGS)
 	const char *a = utf8_of(PG_GETARG_TEXT_PP(1), &a_size);
 	const char *b = utf8_of(PG_GETARG_TEXT_PP(2), &b_size);
 	float		score = 0;
-	swe_status	status = swe_model_compute_similarity(model, a, a_size, b, b_size, NULL, &score);
 
-	if (status != SWE_OK)
-		swe_pg_raise(status, "similarity");
+	swe_pg_check(swe_model_compute_similarity(model, a, a_size, b, b_size, NULL, &score), "similarity");
 	PG_RETURN_FLOAT8((double) score);
 }
 
@@ -276,10 +269,8 @@ swe_known_words(PG_FUNCTION_ARGS)
 	size_t		size;
 	const char *data = utf8_of(PG_GETARG_TEXT_PP(1), &size);
 	uint32_t	n = 0;
-	swe_status	status = swe_model_count_known_words(model, data, size, &n);
 
-	if (status != SWE_OK)
-		swe_pg_raise(status, "known_words");
+	swe_pg_check(swe_model_count_known_words(model, data, size, &n), "known_words");
 	PG_RETURN_INT32((int32) Min(n, (uint32_t) PG_INT32_MAX));
 }
 

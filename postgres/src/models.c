@@ -42,11 +42,13 @@ typedef struct LoadedModel
 
 static LoadedModel *loaded_models = NULL;
 
-pg_attribute_noreturn() void
-swe_pg_raise(swe_status status, const char *what)
+void
+swe_pg_check(swe_status status, const char *what)
 {
 	int			code;
 
+	if (status == SWE_OK)
+		return;
 	switch (status)
 	{
 		case SWE_ERR_INVALID_ARGUMENT:
@@ -166,7 +168,6 @@ read_model(const char *path, const char *name, struct stat *st)
 	uint8_t    *buffer;
 	size_t		done = 0;
 	swe_model  *model = NULL;
-	swe_status	status;
 
 	if (fd < 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("swe: could not open model \"%s\": %m", name)));
@@ -198,9 +199,7 @@ read_model(const char *path, const char *name, struct stat *st)
 	}
 	close(fd);
 	/* The call takes the buffer over whatever it returns. */
-	status = swe_model_load_from_buffer(buffer, done, NULL, &model);
-	if (status != SWE_OK)
-		swe_pg_raise(status, psprintf("model \"%s\"", name));
+	swe_pg_check(swe_model_load_from_buffer(buffer, done, NULL, &model), psprintf("model \"%s\"", name));
 	return model;
 }
 

@@ -12,8 +12,9 @@
  * it changed since this backend loaded it. */
 const swe_model *swe_pg_get_model(const text *name);
 
-/* ereport(ERROR) for a failed swe_* call: SQLSTATE from the status, message from swe_last_error(). */
-pg_attribute_noreturn() void swe_pg_raise(swe_status status, const char *what);
+/* ereport(ERROR) unless `status` (a swe_* call's) is SWE_OK: SQLSTATE from the status, message
+ * "swe: <what>: " and swe_last_error(). */
+void swe_pg_check(swe_status status, const char *what);
 
 void swe_pg_define_settings(void);
 

@@ -7,34 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-30}"
-swe=build/native/bin/swe
-model=models/swe-en-use-lite-large-para.swe
-work="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+source tests/serve/lib.sh
 
 node --test --test-reporter=spec tests/serve/*.test.mjs
 
-# Starts `swe serve` with "$@" on a free port in 18000-18999; sets $pid and $url.
-start() {
-  for _ in $(seq 10); do
-    local port=$((18000 + RANDOM % 1000))
-    "$swe" serve "$model" --port "$port" "$@" 2>"$work/serve.log" &
-    pid=$!
-    url="http://127.0.0.1:$port"
-    for _ in $(seq 100); do
-      grep -q 'listening on' "$work/serve.log" && return 0
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.05
-    done
-    wait "$pid" 2>/dev/null || true
-  done
-  echo "swe serve did not start: $(cat "$work/serve.log")" >&2
-  exit 1
-}
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
 echo "== load: ${seconds} s of single-text requests, 8 connections, --threads 2"
-start --threads 2
+start_serve --threads 2
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -52,7 +32,7 @@ errors=$(curl -s "$url/metrics" | awk '/^swe_request_errors_total\{route="\/v1\/
 kill -TERM "$pid"; wait "$pid"
 
 echo "== overload: 64 connections of 64-text requests against --threads 1 --queue 4: 429s, no failures"
-start --threads 1 --queue 4
+start_serve --threads 1 --queue 4
 /usr/bin/python3 -c 'import json; print("wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = " + json.dumps(json.dumps({"input": ["sentence %d about the weather and the markets" % i for i in range(64)]})))' >"$work/over.lua"
 wrk -t2 -c64 -d5s -s "$work/over.lua" "$url/v1/embeddings" | tee "$work/over.log"
 metrics="$(curl -s "$url/metrics")"

@@ -38,14 +38,13 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
   s.Sub("kind");
   o->tau = tau;
   s.Get("weight", &o->weight);
-  std::string map = "orthogonal", format = "pairs";
   if (kind == "kd") {
     o->kind = ObjectiveKind::kKd;
     s.Get("tau", &o->tau);
   } else if (kind == "contrastive") {
     o->kind = ObjectiveKind::kContrastive;
     s.Get("tau", &o->tau);
-    s.Get("format", &format);
+    s.GetChoice("format", {{"pairs", false}, {"triples", true}}, &o->triples);
     s.Get("symmetric", &o->symmetric);
     s.Get("hard_negatives", &o->hard_negatives);
     if (!j.contains("data")) return InvalidArgument("recipe: '" + where + ".data' is required (kind contrastive)");
@@ -54,7 +53,7 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
     o->kind = ObjectiveKind::kDistance;
     s.Get("euclidean", &o->euclidean);
     s.Get("cosine", &o->cosine);
-    s.Get("map", &map);
+    s.GetChoice("map", {{"orthogonal", true}, {"identity", false}}, &o->orthogonal_map);
   } else {
     return InvalidArgument("recipe: " + where + ".kind must be kd, contrastive or distance (got '" + kind + "')");
   }
@@ -64,10 +63,6 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
   if (!(o->euclidean >= 0 && o->cosine >= 0)) {
     return InvalidArgument("recipe: " + where + ".euclidean and .cosine must be >= 0");
   }
-  if (map != "orthogonal" && map != "identity") return InvalidArgument("recipe: " + where + ".map must be orthogonal or identity");
-  o->orthogonal_map = map == "orthogonal";
-  if (format != "pairs" && format != "triples") return InvalidArgument("recipe: " + where + ".format must be pairs or triples");
-  o->triples = format == "triples";
   return Status::Ok();
 }
 
@@ -101,7 +96,7 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   RecipeSection s(refine, "refine");
   RefineOptions& ro = r->refine_options;
   ro.seed = r->seed;
-  std::string method = "kd", train_rows = "all", optimizer = "adam";
+  std::string method = "kd";
   s.Get("method", &method);
   s.Get("tau", &ro.tau);
   s.Get("batch_size", &ro.batch_size);
@@ -112,17 +107,11 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   s.Get("heldout", &ro.heldout);
   s.Get("seed", &ro.seed);
   s.Get("sentences", &r->refine_sentences);
-  s.Get("train_rows", &train_rows);
-  s.Get("optimizer", &optimizer);
+  s.GetChoice("train_rows", {{"all", false}, {"new", true}}, &r->train_new_rows);
+  s.GetChoice("optimizer", {{"adam", false}, {"lazy_adam", true}}, &ro.lazy_adam);
   const json& pairs = s.Sub("pairs");
   const json& list = s.Sub("objectives");
   SWE_RETURN_IF_ERROR(s.Done());
-  if (train_rows != "all" && train_rows != "new") return InvalidArgument("recipe: refine.train_rows must be all or new");
-  r->train_new_rows = train_rows == "new";
-  if (optimizer != "adam" && optimizer != "lazy_adam") {
-    return InvalidArgument("recipe: refine.optimizer must be adam or lazy_adam");
-  }
-  ro.lazy_adam = optimizer == "lazy_adam";
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
   if (list.is_null()) return ParseMethod(method, pairs, refine, r);
@@ -191,8 +180,8 @@ Status ParseCompressSection(const json& c, Recipe* r) {
   RecipeSection s(c, "compress");
   CompressOptions& o = r->compress;
   o.seed = r->seed;
-  std::string method = "none";
-  s.Get("method", &method);
+  s.GetChoice("method", {{"pca", CompressMethod::kPca}, {"mcr2", CompressMethod::kMcr2}, {"none", CompressMethod::kNone}},
+              &o.method);
   s.Get("dims", &o.dims);
   s.Get("sentences", &o.sentences);
   s.Get("clusters", &o.clusters);
@@ -200,10 +189,6 @@ Status ParseCompressSection(const json& c, Recipe* r) {
   s.Get("steps", &o.steps);
   s.Get("lr", &o.lr);
   SWE_RETURN_IF_ERROR(s.Done());
-  if (method == "none") o.method = CompressMethod::kNone;
-  else if (method == "pca") o.method = CompressMethod::kPca;
-  else if (method == "mcr2") o.method = CompressMethod::kMcr2;
-  else return InvalidArgument("recipe: compress.method must be pca, mcr2 or none");
   if (o.dims == 0) return InvalidArgument("recipe: compress.dims must be positive");
   if (o.sentences < 2) return InvalidArgument("recipe: compress.sentences must be at least 2");
   if (o.clusters < 1 || o.clusters > o.sentences) return InvalidArgument("recipe: compress.clusters must be in 1..sentences");

@@ -3,10 +3,12 @@
 // ("recipe: 'vocab.size' must be a non-negative integer (got "300")").
 #pragma once
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "swe/status.h"
@@ -30,6 +32,26 @@ class RecipeSection {
       return;
     }
     *v = x.get<T>();
+  }
+  // *v = the value `choices` pairs with the key's name when present; another name is an error listing
+  // the names in order ("recipe: compress.method must be pca, mcr2 or none").
+  template <typename T>
+  void GetChoice(const char* key, std::initializer_list<std::pair<const char*, T>> choices, T* v) {
+    std::string name;
+    Get(key, &name);
+    if (!Has(key) || !error_.ok()) return;
+    for (const auto& [choice, value] : choices) {
+      if (name == choice) {
+        *v = value;
+        return;
+      }
+    }
+    std::string names;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      if (i > 0) names += i + 1 < choices.size() ? ", " : " or ";
+      names += choices.begin()[i].first;
+    }
+    error_ = InvalidArgument("recipe: " + Where(key) + " must be " + names);
   }
   // The key's JSON (null when absent), for a nested section or a list read by the caller.
   const nlohmann::json& Sub(const char* key);

@@ -320,22 +320,17 @@ std::string UnigramTokenizer::Normalize(std::string_view text) const {
 }
 
 SubwordVocab UnigramTokenizer::ToSubwordVocab() const {
-  SubwordVocab v;
-  v.kind = SubwordKind::kUnigram;
   std::unordered_set<int32_t> special;
   for (const AddedSet* set : {&added_raw_, &added_normalized_}) {
     for (const Added& a : set->tokens) special.insert(a.id);
   }
+  std::vector<size_t> kept;
   for (size_t i = 0; i < pieces_.size(); ++i) {
     auto id = static_cast<int32_t>(i);
     if (special.count(id) || id == unk_ || Find(pieces_[i]) != id) continue;  // a duplicate: its last id only
-    v.pieces.push_back(pieces_[i]);
-    v.scores.push_back(static_cast<float>(scores_[i]));
+    kept.push_back(i);
   }
-  v.word_prefix = "\xE2\x96\x81";
-  v.lowercase = false;
-  v.strip_accents = false;
-  return v;
+  return SentencePieceSubwordVocab(pieces_, scores_, kept);
 }
 
 }  // namespace swe::trainer

@@ -220,20 +220,14 @@ std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
 }
 
 SubwordVocab UseLiteTokenizer::ToSubwordVocab() const {
-  SubwordVocab v;
-  v.kind = SubwordKind::kUnigram;
   // The pieces the trie holds: not the reserved ones, and of a duplicated piece only its last entry.
   std::unordered_map<std::string, size_t> last;
   for (size_t i = kReserved; i < pieces_.size(); ++i) last[pieces_[i]] = i;
+  std::vector<size_t> kept;
   for (size_t i = kReserved; i < pieces_.size(); ++i) {
-    if (last[pieces_[i]] != i) continue;
-    v.pieces.push_back(pieces_[i]);
-    v.scores.push_back(static_cast<float>(scores_[i]));
+    if (last[pieces_[i]] == i) kept.push_back(i);
   }
-  v.word_prefix = "\xE2\x96\x81";
-  v.lowercase = false;
-  v.strip_accents = false;
-  return v;
+  return SentencePieceSubwordVocab(pieces_, scores_, kept);
 }
 
 }  // namespace swe::trainer
