@@ -83,10 +83,12 @@ int Serve(Service& service, const ServerOptions& options) {
   server.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
   // TCP_NODELAY on the listening socket is inherited by accepted ones: without it the library's
   // separate writes of headers and body meet delayed ACKs and every answer waits 40 ms.
-  server.set_socket_options([](int sock) {
+  int listen_socket = -1;
+  server.set_socket_options([&listen_socket](int sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    listen_socket = sock;
   });
   server.set_payload_max_length(service.limits().max_body_bytes);
   server.set_read_timeout(options.timeout_seconds);
@@ -160,6 +162,9 @@ int Serve(Service& service, const ServerOptions& options) {
     }
     server.stop();
   });
+  // The library listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed in Debian's compiled
+  // library): more clients connecting at once were reset. listen() again only raises the backlog.
+  if (listen_socket >= 0) ::listen(listen_socket, SOMAXCONN);
   std::fprintf(stderr, "swe serve: listening on http://%s:%d\n", options.host.c_str(), port);
   const bool ok = server.listen_after_bind();
   if (!stopped_by_signal.exchange(true)) pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the stopper

@@ -2,7 +2,7 @@
 // never crashes and keeps answering; a full work queue answers 429, not failures.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, postJson, rawRequest } from './server.mjs';
+import { startServer, postJson, postJsonOnce, rawRequest } from './server.mjs';
 
 let server;
 before(async () => { server = await startServer(['--timeout', '1', '--idle-timeout', '1']); });
@@ -113,7 +113,7 @@ test('overload: a full work queue answers 429 (OpenAI error shape), never fails'
   const busy = await startServer(['--threads', '1', '--queue', '2', '--timeout', '60']);
   try {
     const input = Array.from({ length: 2048 }, (_, i) => `sentence number ${i} about cats, dogs and the weather today`);
-    const results = await Promise.all(Array.from({ length: 24 }, () => postJson(busy, '/v1/embeddings', { input })));
+    const results = await Promise.all(Array.from({ length: 24 }, () => postJsonOnce(busy, '/v1/embeddings', { input })));
     const statuses = results.map((r) => r.status);
     assert.ok(statuses.every((s) => s === 200 || s === 429), statuses.join());
     assert.ok(statuses.includes(200) && statuses.includes(429), statuses.join());

@@ -1,3 +1,4 @@
+import http from 'node:http';
 // Starts `swe serve` on a free port of 127.0.0.1 (18000-18999) for the tests, and what they share:
 // the model, `swe encode`'s vectors, raw HTTP requests.
 import { spawn, execFileSync } from 'node:child_process';
@@ -53,6 +54,29 @@ export async function postJson(server, route, body, headers = {}) {
   let json = null;
   try { json = JSON.parse(text); } catch { /* left null: the test decides whether that is wrong */ }
   return { status: res.status, json, text, headers: res.headers };
+}
+
+// postJson on a connection of its own, closed after the answer: no keep-alive socket is reused, so
+// only the server's own behaviour shows (the overload test's many concurrent requests).
+export function postJsonOnce(server, route, body) {
+  const data = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(server.url + route, {
+      method: 'POST', agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': data.length, connection: 'close' },
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let json = null;
+        try { json = JSON.parse(text); } catch { /* left null */ }
+        resolve({ status: res.statusCode, json, text, headers: new Headers(res.headers) });
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
 }
 
 // Writes `bytes` on a fresh connection and resolves with what came back before the server closed it
