@@ -50,10 +50,15 @@ export async function postJson(server, route, body, headers = {}) {
     method: 'POST', headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
   });
-  const text = await res.text();
+  return answer(res.status, await res.text(), res.headers);
+}
+
+// An answer as the tests read it; json is null when the body is not JSON (the test decides whether
+// that is wrong).
+function answer(status, text, headers) {
   let json = null;
-  try { json = JSON.parse(text); } catch { /* left null: the test decides whether that is wrong */ }
-  return { status: res.status, json, text, headers: res.headers };
+  try { json = JSON.parse(text); } catch { /* left null */ }
+  return { status, json, text, headers };
 }
 
 // postJson on a connection of its own, closed after the answer: no keep-alive socket is reused, so
@@ -67,12 +72,7 @@ export function postJsonOnce(server, route, body) {
     }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let json = null;
-        try { json = JSON.parse(text); } catch { /* left null */ }
-        resolve({ status: res.statusCode, json, text, headers: new Headers(res.headers) });
-      });
+      res.on('end', () => resolve(answer(res.statusCode, Buffer.concat(chunks).toString(), new Headers(res.headers))));
     });
     req.on('error', reject);
     req.end(data);
