@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kConvertUsage =
     "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
-    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL] [--weights FILE]\n"
+    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL] [--weights FILE] [--top N]\n"
     "\n"
     "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
     "(punctuation entries such as ',' can never be looked up; with --cjk bigrams a CJK pair, with --cjk\n"
@@ -42,8 +42,9 @@ constexpr const char* kConvertUsage =
     "               compresses at level N (docs/FORMAT.md); with --weights FILE (lines \"word<TAB>weight\",\n"
     "               a weight a finite number >= 0) the same model with those word weights (the\n"
     "               sentence vector becomes the weighted mean), written in its own table type; words\n"
-    "               FILE does not list keep their weight (1 in an unweighted model); no other option\n"
-    "               applies\n"
+    "               FILE does not list keep their weight (1 in an unweighted model); with --top N\n"
+    "               only its first N words (swe-trainer writes them in corpus frequency order), the\n"
+    "               kept rows unchanged; no other option applies\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the model to write (required)\n"
@@ -113,8 +114,9 @@ void ReadWeights(const std::string& path, ModelContents* contents) {
   }
 }
 
-// --from swe --weights: the model rewritten by core's writer with new word weights.
-int Reweight(const std::string& input, const std::string& output, const std::string& weights, int level) {
+// --from swe --weights/--top: the model rewritten by core's writer with new word weights and/or only its
+// first N words (the table type kept, so an int8 row re-quantises to the same bytes).
+int Rewrite(const util::ParsedArgs& parsed, const std::string& input, const std::string& output, int level) {
   std::vector<uint8_t> in;
   std::string error;
   if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);
@@ -122,8 +124,23 @@ int Reweight(const std::string& input, const std::string& output, const std::str
   Status status = ReadModel(in.data(), in.size(), &model);
   if (!status.ok()) throw CliError(1, input + ": " + status.ToString());
   ModelContents contents = model->ToContents();
-  ReadWeights(weights, &contents);
-  contents.provenance.extra.push_back({"weights_from", BaseName(weights)});
+  std::string what;
+  if (parsed.has("top")) {
+    const size_t top = util::ParseCount(parsed.get("top"), "--top", 1, 100'000'000);
+    if (top < contents.words.size()) {
+      contents.words.resize(top);
+      contents.vectors.resize(top * contents.dims);
+      if (!contents.weights.empty()) contents.weights.resize(top);
+    }
+    contents.provenance.extra.push_back({"top", std::to_string(contents.words.size())});
+    what = "its first " + std::to_string(contents.words.size()) + " words";
+  }
+  if (parsed.has("weights")) {
+    const std::string weights = parsed.get("weights");
+    ReadWeights(weights, &contents);
+    contents.provenance.extra.push_back({"weights_from", BaseName(weights)});
+    what += (what.empty() ? "" : ", ") + std::string("the word weights of ") + weights;
+  }
   WriteOptions options;
   options.dtype = model->dtype();
   options.zstd_level = level;
@@ -134,20 +151,20 @@ int Reweight(const std::string& input, const std::string& output, const std::str
   status = ReadModel(out.data(), out.size(), &check);
   if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
   if (!util::WriteFileAtomically(output, {{out.data(), out.size()}}, &error)) throw CliError(1, error);
-  std::printf("wrote %s: %.2f MB (%s), %s with the word weights of %s\n", output.c_str(), out.size() / 1e6,
-              dtype_name(options.dtype), input.c_str(), weights.c_str());
+  std::printf("wrote %s: %.2f MB (%s), %s with %s\n", output.c_str(), out.size() / 1e6, dtype_name(options.dtype),
+              input.c_str(), what.c_str());
   return 0;
 }
 
-// --from swe: the message kept byte for byte, only the container's sealing changes (unless --weights).
+// --from swe: the message kept byte for byte, only the container's sealing changes (unless --weights/--top).
 int Reseal(const util::ParsedArgs& parsed, const std::string& command) {
-  for (const char* option : {"top", "dtype", "cjk", "name", "description", "teacher", "corpus", "placeholder",
+  for (const char* option : {"dtype", "cjk", "name", "description", "teacher", "corpus", "placeholder",
                              "no-normalize"}) {
     if (parsed.has(option)) throw util::UsageError(std::string("--") + option + " does not apply to --from swe", command);
   }
   const int level = static_cast<int>(util::ParseCount(parsed.get("zstd", "0"), "--zstd", 0, 22));
   const std::string input = parsed.positional[0], output = parsed.get("output");
-  if (parsed.has("weights")) return Reweight(input, output, parsed.get("weights"), level);
+  if (parsed.has("weights") || parsed.has("top")) return Rewrite(parsed, input, output, level);
   std::vector<uint8_t> in, out;
   std::string error;
   if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);

@@ -84,6 +84,11 @@ declare -A variants=(
   [gpu-vocab122k-para5]='from_model("gpu-vocab122k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [gpu-vocab122k-para5-seed2]='from_model("gpu-vocab122k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
   [gpu-kdmore700k-para5]='from_model("gpu-kdmore700k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  # The same step on the GPU runs with KD batches of 1024 (SWE_GPU_BATCH=1024 SWE_GPU_LR=0.003), and on
+  # vocab122k cut to its 54,000 commonest words (`swe convert --from swe --top 54000`: 14.8 MB).
+  [gpu-kdmore700k-b1024-para5]='from_model("gpu-kdmore700k-b1024"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  [gpu-kdmore700k-b1024-para5-seed2]='from_model("gpu-kdmore700k-b1024"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
+  [gpu-vocab122k-top54k-para5]='from_model("gpu-vocab122k-top54k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
 )
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt

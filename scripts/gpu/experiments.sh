@@ -6,12 +6,13 @@
 #   vocab122k  the same with every word seen at least twice in the whole corpus (vocab.min_count 2,
 #              size 150,000: 121,727 words exist), to convergence likewise
 #   kdmore700k the shipped base (init.model) distilled further on the 721,093 corpus lines it never saw
-#              (after the first 1,000,000), as the CPU's kdmore100k (lazy Adam 1e-3, patience 2), for
-#              at most 15 epochs (each 7 times as long)
+#              (after the first 1,000,000), as the CPU's kdmore100k (lazy Adam 1e-3), to convergence
+#              (at most 100 epochs, patience 3)
 # Writes OUT/NAME.swe (split into 15 MB parts when larger: `cat NAME.swe.part* > NAME.swe`),
 # OUT/logs.tar.gz (recipes, logs, each stage's JSON with its seconds) and prints each run's wall time;
 # SWE_GPU_TIMEOUT (seconds) stops each run, which then leaves no model; SWE_GPU_THREADS (default 5)
-# sets each run's CPU threads (15 for one run alone on the 16-core machine).
+# sets each run's CPU threads (15 for one run alone on the 16-core machine); SWE_GPU_BATCH and SWE_GPU_LR
+# replace every run's refine batch size and learning rate (a GPU runs batches of 1024 as fast as of 128).
 #   bash scripts/gpu/experiments.sh OUT [NAME...]
 set -eo pipefail
 out=$1; shift
@@ -32,17 +33,21 @@ def recipe(path, name, epochs):
     r["export"]["path"] = "build/gpu/" + name + ".swe"
     r["refine"].update(max_epochs=epochs, patience=5)
     return r
+def tune(r):
+    if os.environ.get("SWE_GPU_BATCH"): r["refine"]["batch_size"] = int(os.environ["SWE_GPU_BATCH"])
+    if os.environ.get("SWE_GPU_LR"): r["refine"]["lr"] = float(os.environ["SWE_GPU_LR"])
+    return r
 r = recipe("recipes/en-use-lite-large.json", "kdconv", 200)
-json.dump(r, open("build/gpu/kdconv.json", "w"), indent=2)
-r = recipe("recipes/en-use-lite-large.json", "vocab122k", 200)
+json.dump(tune(r), open("build/gpu/kdconv.json", "w"), indent=2)
+r = recipe("recipes/en-use-lite-large.json", "vocab122k", 400)
 del r["corpus"]["max_sentences"]
 r["vocab"].update(size=150000, min_count=2)
-json.dump(r, open("build/gpu/vocab122k.json", "w"), indent=2)
-r = recipe("recipes/en-use-lite-large-nli-cpu.json", "kdmore700k", 15)
+json.dump(tune(r), open("build/gpu/vocab122k.json", "w"), indent=2)
+r = recipe("recipes/en-use-lite-large-nli-cpu.json", "kdmore700k", 100)
 r["corpus"] = {"paths": [".gpu/unseen.txt"]}
-r["refine"].update(objectives=[{"kind": "kd", "weight": 1}], sentences=721093, patience=2,
+r["refine"].update(objectives=[{"kind": "kd", "weight": 1}], sentences=721093, patience=3,
                    optimizer="lazy_adam", lr=1e-3)
-json.dump(r, open("build/gpu/kdmore700k.json", "w"), indent=2)
+json.dump(tune(r), open("build/gpu/kdmore700k.json", "w"), indent=2)
 PY
 for name in "${names[@]}"; do
   ( SECONDS=0; timeout "${SWE_GPU_TIMEOUT:-3600}" "$trainer" train --recipe build/gpu/$name.json --quiet \

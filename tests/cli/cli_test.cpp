@@ -342,6 +342,37 @@ TEST_F(CliTest, CountsWordsAndSetsWeights) {
   ExpectOneLineError(Run({"tokenize", P("model.swe"), "--count", "-", "the"}), 2, "--count FILE takes one MODEL");
 }
 
+// convert --from swe --top N keeps the first N words with their rows unchanged (int8 rows re-quantise to
+// the same bytes), drops the rest (now unknown) and keeps the tokenizer; N past the vocabulary keeps all.
+TEST_F(CliTest, KeepsTheFirstWordsOfAModel) {
+  swe::ModelContents contents = swe::testing::RandomContents(kWords, kDims, 5);
+  std::vector<uint8_t> bytes = swe::testing::ModelBytes(contents, swe::DType::kInt8);
+  std::ofstream(*dir_ / "int8.swe", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  for (const std::string name : {"model", "int8"}) {
+    Result r = Run({"convert", "--from", "swe", P(name + ".swe"), "-o", P(name + "-top3.swe"), "--top", "3"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("its first 3 words"), std::string::npos) << r.out;
+    std::unique_ptr<swe::Model> before = ReadModelFile(P(name + ".swe")), after = ReadModelFile(P(name + "-top3.swe"));
+    ASSERT_TRUE(before && after);
+    ASSERT_EQ(after->vocab_size(), 3u);
+    EXPECT_EQ(after->dtype(), before->dtype());
+    const std::vector<float> all = before->ToContents().vectors, kept = after->ToContents().vectors;
+    EXPECT_EQ(kept, std::vector<float>(all.begin(), all.begin() + 3 * kDims));
+    for (uint32_t i = 0; i < 3; ++i) EXPECT_EQ(after->word(i), before->word(i));
+    EXPECT_EQ(after->find(kWords[3]), -1);
+    r = Run({"similarity", P(name + "-top3.swe"), kWords[0] + " " + kWords[3], kWords[0]});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NEAR(std::stod(r.out), 1.0, 1e-5);  // the dropped word is unknown: it no longer moves the vector
+  }
+  Result r = Run({"convert", "--from", "swe", P("model.swe"), "-o", P("all.swe"), "--top", "1000"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::unique_ptr<swe::Model> all = ReadModelFile(P("all.swe"));
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->vocab_size(), kWords.size());
+  ExpectOneLineError(Run({"convert", "--from", "swe", P("model.swe"), "-o", P("bad.swe"), "--top", "0"}), 2, "--top");
+  EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
+}
+
 // --cjk sets the model's CJK mode and which CJK words can be kept: pairs with bigrams, words of up
 // to 8 characters with longest; swe info and swe tokenize show the mode at work.
 TEST_F(CliTest, ConvertWithCjkModes) {
