@@ -154,6 +154,21 @@ TEST(TrainerCorpus, ForEachSentenceSplitsAndStops) {
                 return true;
               }).ok());
   EXPECT_EQ(got.size(), 2u);
+  o.skip_sentences = 1;  // the slice after the first sentence, across files too
+  got.clear();
+  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
+                got.emplace_back(s);
+                return true;
+              }).ok());
+  EXPECT_EQ(got, (std::vector<std::string>{"C d.", "E f"}));
+  o.skip_sentences = 3;
+  o.max_sentences = 0;
+  got.clear();
+  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
+                got.emplace_back(s);
+                return true;
+              }).ok());
+  EXPECT_EQ(got, (std::vector<std::string>{"G h."}));
   o.paths.push_back(dir.file("missing.txt"));
   EXPECT_EQ(ForEachSentence(o, "test", [](std::string_view) { return true; }).code(), StatusCode::kIo);
 }

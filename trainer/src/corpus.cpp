@@ -187,7 +187,7 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
     total_bytes += static_cast<uint64_t>(st.st_size);
   }
   util::Progress progress(stage, total_bytes, "bytes");
-  uint64_t done_bytes = 0, sentences = 0, lines = 0;
+  uint64_t done_bytes = 0, sentences = 0, lines = 0, skipped = 0;
   std::string line;
   std::vector<std::string_view> pieces;
   for (const std::string& path : options.paths) {
@@ -209,6 +209,10 @@ Status ForEachSentence(const CorpusOptions& options, const std::string& stage,
         }
       }
       for (std::string_view s : pieces) {
+        if (skipped < options.skip_sentences) {
+          ++skipped;
+          continue;
+        }
         if (!fn(s)) return Status::Ok();
         if (options.max_sentences && ++sentences >= options.max_sentences) return Status::Ok();
       }

@@ -56,7 +56,8 @@ struct CorpusOptions {
   std::vector<std::string> paths;
   bool split_sentences = false;  // lines are paragraphs
   bool split_tabs = false;       // a tab separates sentences (both sides of parallel .tsv files)
-  uint64_t max_sentences = 0;    // stop after this many sentences (0 = all)
+  uint64_t skip_sentences = 0;   // leave out the first N (a slice after the lines another run used)
+  uint64_t max_sentences = 0;    // stop after this many sentences past those (0 = all)
 };
 
 // Calls fn(sentence) for every non-empty sentence of every file, in order; fn returns false to stop.

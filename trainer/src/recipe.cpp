@@ -16,6 +16,7 @@ Status ParseCorpusSection(const json& j, Recipe* r) {
   s.Get("paths", &r->corpus.paths);
   s.Get("split_sentences", &r->corpus.split_sentences);
   s.Get("split_tabs", &r->corpus.split_tabs);
+  s.Get("skip_sentences", &r->corpus.skip_sentences);
   s.Get("max_sentences", &r->corpus.max_sentences);
   SWE_RETURN_IF_ERROR(s.Done());
   if (r->corpus.paths.empty()) return InvalidArgument("recipe: 'corpus.paths' needs at least one file");
