@@ -24,7 +24,8 @@ namespace {
 
 constexpr const char* kConvertUsage =
     "usage: swe convert --from glove-json|word2vec|model2vec IN -o OUT.swe [options]\n"
-    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL] [--weights FILE] [--top N]\n"
+    "       swe convert --from swe IN.swe -o OUT.swe [--zstd LEVEL] [--weights FILE] [--top N] [--name NAME]\n"
+    "                   [--description TEXT]\n"
     "\n"
     "Converts word vectors to a .swe model. Keeps only words the tokenizer produces as exactly one word\n"
     "(punctuation entries such as ',' can never be looked up; with --cjk bigrams a CJK pair, with --cjk\n"
@@ -44,7 +45,8 @@ constexpr const char* kConvertUsage =
     "               sentence vector becomes the weighted mean), written in its own table type; words\n"
     "               FILE does not list keep their weight (1 in an unweighted model); with --top N\n"
     "               only its first N words (swe-trainer writes them in corpus frequency order), the\n"
-    "               kept rows unchanged; no other option applies\n"
+    "               kept rows unchanged; --name and --description replace those; no other option\n"
+    "               applies\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the model to write (required)\n"
@@ -114,8 +116,9 @@ void ReadWeights(const std::string& path, ModelContents* contents) {
   }
 }
 
-// --from swe --weights/--top: the model rewritten by core's writer with new word weights and/or only its
-// first N words (the table type kept, so an int8 row re-quantises to the same bytes).
+// --from swe --weights/--top/--name/--description: the model rewritten by core's writer with new word
+// weights, only its first N words, or another name or description (the table type kept, so an int8 row
+// re-quantises to the same bytes).
 int Rewrite(const util::ParsedArgs& parsed, const std::string& input, const std::string& output, int level) {
   std::vector<uint8_t> in;
   std::string error;
@@ -141,6 +144,9 @@ int Rewrite(const util::ParsedArgs& parsed, const std::string& input, const std:
     contents.provenance.extra.push_back({"weights_from", BaseName(weights)});
     what += (what.empty() ? "" : ", ") + std::string("the word weights of ") + weights;
   }
+  if (parsed.has("name")) contents.provenance.name = parsed.get("name");
+  if (parsed.has("description")) contents.provenance.description = parsed.get("description");
+  if (what.empty()) what = "its rows unchanged";
   WriteOptions options;
   options.dtype = model->dtype();
   options.zstd_level = level;
@@ -158,13 +164,14 @@ int Rewrite(const util::ParsedArgs& parsed, const std::string& input, const std:
 
 // --from swe: the message kept byte for byte, only the container's sealing changes (unless --weights/--top).
 int Reseal(const util::ParsedArgs& parsed, const std::string& command) {
-  for (const char* option : {"dtype", "cjk", "name", "description", "teacher", "corpus", "placeholder",
-                             "no-normalize"}) {
+  for (const char* option : {"dtype", "cjk", "teacher", "corpus", "placeholder", "no-normalize"}) {
     if (parsed.has(option)) throw util::UsageError(std::string("--") + option + " does not apply to --from swe", command);
   }
   const int level = static_cast<int>(util::ParseCount(parsed.get("zstd", "0"), "--zstd", 0, 22));
   const std::string input = parsed.positional[0], output = parsed.get("output");
-  if (parsed.has("weights") || parsed.has("top")) return Rewrite(parsed, input, output, level);
+  if (parsed.has("weights") || parsed.has("top") || parsed.has("name") || parsed.has("description")) {
+    return Rewrite(parsed, input, output, level);
+  }
   std::vector<uint8_t> in, out;
   std::string error;
   if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);

@@ -369,6 +369,14 @@ TEST_F(CliTest, KeepsTheFirstWordsOfAModel) {
   std::unique_ptr<swe::Model> all = ReadModelFile(P("all.swe"));
   ASSERT_TRUE(all);
   EXPECT_EQ(all->vocab_size(), kWords.size());
+  // --name and --description replace the provenance only.
+  r = Run({"convert", "--from", "swe", P("int8.swe"), "-o", P("renamed.swe"), "--name", "my-model", "--description", "mine"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::unique_ptr<swe::Model> before = ReadModelFile(P("int8.swe")), renamed = ReadModelFile(P("renamed.swe"));
+  ASSERT_TRUE(before && renamed);
+  EXPECT_EQ(renamed->provenance().name, "my-model");
+  EXPECT_EQ(renamed->provenance().description, "mine");
+  EXPECT_EQ(renamed->ToContents().vectors, before->ToContents().vectors);
   ExpectOneLineError(Run({"convert", "--from", "swe", P("model.swe"), "-o", P("bad.swe"), "--top", "0"}), 2, "--top");
   EXPECT_FALSE(fs::exists(*dir_ / "bad.swe"));
 }
