@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "pipeline.h"
@@ -408,8 +411,7 @@ TEST(TrainerRecipes, TokenizerCjkNames) {
   }
   for (const char* name : {"subwords", "bigram", ""}) {
     recipe["tokenizer"] = {{"cjk", name}};
-    EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("tokenizer.cjk must be 'none', 'characters', 'bigrams' or "
-                                                            "'longest'"),
+    EXPECT_NE(ParseRecipe(recipe.dump(), &r).message().find("tokenizer.cjk must be none, characters, bigrams or longest"),
               std::string::npos) << name;
   }
 }
@@ -434,6 +436,44 @@ std::string RunCommand(const std::string& command, int* rc) {
   while (std::fgets(buf, sizeof buf, f)) out += buf;
   *rc = pclose(f);
   return out;
+}
+
+// Every key of the sections' key tables is described (type, default, meaning: `swe-trainer keys`
+// prints them) and named in docs/TRAINER.md's recipe table.
+TEST(TrainerRecipes, EveryKeyIsDescribedAndDocumented) {
+  const std::vector<std::string> keys = DescribeRecipeKeys();
+  std::ifstream in("docs/TRAINER.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  std::set<std::string> seen;
+  for (const std::string& line : keys) {
+    std::vector<std::string> f;
+    for (size_t start = 0, tab;; start = tab + 1) {
+      tab = line.find('\t', start);
+      f.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+    }
+    ASSERT_EQ(f.size(), 4u) << line;
+    EXPECT_FALSE(f[1].empty() || f[3].empty()) << line;
+    EXPECT_TRUE(seen.insert(f[0]).second) << "described twice: " << f[0];
+    const std::string key = f[0].substr(f[0].rfind('.') + 1);
+    EXPECT_TRUE(doc.find("`" + key + "`") != std::string::npos || doc.find("`." + key + "`") != std::string::npos ||
+                doc.find("." + key + "`") != std::string::npos || doc.find(", `." + key) != std::string::npos)
+        << f[0] << " is not in docs/TRAINER.md";
+  }
+  for (const char* expected : {"vocab.size\ta non-negative integer\t50000\t", "compress.method\tone of pca mcr2 none\tnone\t",
+                               "refine.lr\ta number\t0.001\t", "corpus.paths\ta list of strings\t[]\t",
+                               "refine.objectives[] (kind contrastive).format\tone of pairs triples\tpairs\t",
+                               "seed\ta non-negative integer\t1\t"}) {
+    bool found = false;
+    for (const std::string& line : keys) found |= line.rfind(expected, 0) == 0;
+    EXPECT_TRUE(found) << expected;
+  }
+  int rc = 0;
+  const std::string out = RunCommand(std::string(swe::test::TrainerPath()) + " keys", &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), static_cast<long>(keys.size())) << out;
+  EXPECT_NE(out.find("init.new_rows\tone of subword random\tsubword\t"), std::string::npos) << out;
 }
 
 // SIGINT during extraction: the batch finishes, the checkpoint is saved, the program says how to

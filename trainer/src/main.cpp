@@ -4,6 +4,7 @@
 //   swe-trainer STAGE --recipe FILE.json [...]     STAGE: vocab sample extract pca refine export
 //   swe-trainer eval --teacher KIND DIR [--tasks LIST] [--limit N] [--json OUT] [--markdown OUT]
 //   swe-trainer adapt --model BASE.swe --corpus TEXT [--words N] [--pairs TSV] -o OUT.swe
+//   swe-trainer keys
 #include <unistd.h>
 
 #include <csignal>
@@ -37,6 +38,7 @@ const char kUsage[] =
     "  eval      score a teacher (--teacher KIND DIR) with the code of `swe eval` (no recipe)\n"
     "  adapt     add a domain corpus's frequent words that a model lacks, train only their rows (no recipe):\n"
     "            swe-trainer adapt --model BASE.swe --corpus TEXT [--words N] [--pairs TSV] -o OUT.swe\n"
+    "  keys      every recipe key, one a line: key TAB type TAB default TAB meaning (no recipe)\n"
     "options:\n"
     "  --recipe FILE     the training recipe (JSON; see docs/TRAINER.md)\n"
     "  --force           train: re-run every stage\n"
@@ -124,6 +126,10 @@ int Run(int argc, char** argv) {
   if (parsed.positional.empty()) throw UsageError("no command", "swe-trainer");
   if (parsed.positional.size() > 1) throw UsageError("unexpected argument " + parsed.positional[1], "swe-trainer");
   const std::string& command = parsed.positional[0];
+  if (command == "keys") {
+    for (const std::string& line : swe::trainer::DescribeRecipeKeys()) std::printf("%s\n", line.c_str());
+    return 0;
+  }
   if (parsed.has("quiet")) swe::util::Progress::SetEnabled(false);
   else swe::util::Progress::SetLinesWhenNotTerminal(true);  // logs (| tee, nohup, CI) see the work move
   RunOptions options;

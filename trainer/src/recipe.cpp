@@ -3,99 +3,31 @@
 #include <nlohmann/json.hpp>
 
 #include "matrix_io.h"
-#include "recipe_refine.h"
 #include "recipe_section.h"
+#include "recipe_sections.h"
 
 namespace swe::trainer {
 namespace {
 using nlohmann::json;
 
-// Each stage's section, read through its key table (recipe_section.h).
-Status ParseCorpusSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "corpus");
-  s.Get("paths", &r->corpus.paths);
-  s.Get("split_sentences", &r->corpus.split_sentences);
-  s.Get("split_tabs", &r->corpus.split_tabs);
-  s.Get("skip_sentences", &r->corpus.skip_sentences);
-  s.Get("max_sentences", &r->corpus.max_sentences);
-  SWE_RETURN_IF_ERROR(s.Done());
-  if (r->corpus.paths.empty()) return InvalidArgument("recipe: 'corpus.paths' needs at least one file");
-  return Status::Ok();
-}
+const RecipeKeys<Recipe> kTopKeys = {
+    {"name", "the model's name (provenance)", &Recipe::name},
+    {"description", "provenance", &Recipe::description},
+    {"work_dir", "stage outputs and markers (required)", &Recipe::work_dir},
+    {"device", "auto (CUDA when libtorch has it), cpu, cuda or cuda:N", &Recipe::device},
+    {"threads", "torch threads", &Recipe::threads},
+    {"seed", "every stage's default seed", &Recipe::seed},
+};
 
-Status ParseTokenizerSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "tokenizer");
-  s.Get("fold_case", &r->vocab.tokenizer.fold_case);
-  s.Get("strip_accents", &r->vocab.tokenizer.strip_accents);
-  s.Get("max_tokens", &r->vocab.tokenizer.max_tokens);
-  std::string cjk = "characters";
-  s.Get("cjk", &cjk);
-  SWE_RETURN_IF_ERROR(s.Done());
-  if (!ParseCjkMode(cjk, &r->vocab.tokenizer.cjk) || r->vocab.tokenizer.cjk == CjkMode::kSubwords) {
-    return InvalidArgument("recipe: tokenizer.cjk must be 'none', 'characters', 'bigrams' or 'longest' "
-                           "('subwords' is not trainable yet)");
-  }
-  return Status::Ok();
-}
-
-Status ParseVocabSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "vocab");
-  s.Get("size", &r->vocab.size);
-  s.Get("min_count", &r->vocab.min_count);
-  s.Get("fold_case", &r->vocab.fold_case);
-  SWE_RETURN_IF_ERROR(s.Done());
-  if (r->vocab.fold_case && !r->vocab.tokenizer.fold_case) {
-    return InvalidArgument("recipe: vocab.fold_case needs tokenizer.fold_case (inference must fold to find the words)");
-  }
-  if (r->vocab.size == 0) return InvalidArgument("recipe: vocab.size must be positive");
-  return Status::Ok();
-}
-
-Status ParseSampleSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "sample");
-  r->sample.seed = r->seed;
-  s.Get("per_word", &r->sample.per_word);
-  s.Get("sentences", &r->sample.generic);
-  s.Get("max_words", &r->sample.max_words);
-  s.Get("seed", &r->sample.seed);
-  SWE_RETURN_IF_ERROR(s.Done());
-  if (r->sample.per_word == 0) return InvalidArgument("recipe: sample.per_word must be positive");
-  return Status::Ok();
-}
-
-Status ParseTeacherSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "teacher");
-  s.Get("kind", &r->teacher.kind);
-  s.Get("path", &r->teacher.path);
-  s.Get("batch_size", &r->teacher_batch);
-  s.Get("max_tokens", &r->teacher.max_tokens);
-  SWE_RETURN_IF_ERROR(s.Done());
-  if (r->teacher.path.empty()) return InvalidArgument("recipe: 'teacher.path' is required");
-  if (r->teacher_batch == 0) return InvalidArgument("recipe: teacher.batch_size must be positive");
-  return Status::Ok();
-}
-
-Status ParsePcaSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "pca");
-  std::string mode = "sentence";
-  s.Get("mode", &mode);
-  s.Get("dims", &r->pca.out_dims);
-  s.Get("remove", &r->pca.remove);
-  SWE_RETURN_IF_ERROR(s.Done());
-  if (mode == "sentence") r->pca_mode = PcaMode::kSentence;
-  else if (mode == "word") r->pca_mode = PcaMode::kWord;
-  else if (mode == "none") r->pca_mode = PcaMode::kNone;
-  else return InvalidArgument("recipe: pca.mode must be sentence, word or none");
-  return Status::Ok();
-}
+const RecipeKeys<Recipe> kExportKeys = {
+    {"path", "the .swe written (required)", &Recipe::export_path},
+    {"dtype", "f32, f16 or int8", &Recipe::dtype},
+    {"normalize", "rows scaled to unit length", &Recipe::normalize},
+    {"seal", "raw (read in place) or zstd", &Recipe::seal},
+};
 
 Status ParseExportSection(const json& j, Recipe* r) {
-  RecipeSection s(j, "export");
-  s.Get("path", &r->export_path);
-  s.Get("dtype", &r->dtype);
-  s.Get("normalize", &r->normalize);
-  s.Get("seal", &r->seal);
-  SWE_RETURN_IF_ERROR(s.Done());
+  SWE_RETURN_IF_ERROR(ReadSection(j, "export", kExportKeys, r));
   if (r->export_path.empty()) return InvalidArgument("recipe: 'export.path' is required");
   if (r->seal != "raw" && r->seal != "zstd") return InvalidArgument("recipe: export.seal must be raw or zstd");
   DType dtype;
@@ -110,16 +42,13 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   *r = Recipe();
   r->text = std::string(text);
   RecipeSection top(j, "");
-  top.Get("name", &r->name);
-  top.Get("description", &r->description);
-  top.Get("work_dir", &r->work_dir);
-  top.Get("device", &r->device);
-  top.Get("threads", &r->threads);
-  top.Get("seed", &r->seed);
+  ReadKeys(kTopKeys, &top, r);
   const char* kSections[] = {"corpus", "tokenizer", "vocab", "sample", "teacher", "pca",
                              "refine", "init", "compress", "export"};
   for (const char* section : kSections) top.Sub(section);
   SWE_RETURN_IF_ERROR(top.Done());
+  // Every stage's seed defaults to the recipe's (a section's own seed key overrides it).
+  r->sample.seed = r->refine_options.seed = r->init_vocab.seed = r->compress.seed = r->seed;
   if (r->work_dir.empty()) return InvalidArgument("recipe: 'work_dir' is required");
   static const json kAbsent;  // null: an absent section reads as empty
   auto section = [&](const char* key) -> const json& { return j.contains(key) ? j[key] : kAbsent; };
@@ -172,6 +101,17 @@ void OverrideTeacher(const std::string& kind, const std::string& path, Recipe* r
   t["kind"] = kind;
   t["path"] = path;
   r->sections["teacher"] = t.dump();
+}
+
+std::vector<std::string> DescribeRecipeKeys() {
+  std::vector<std::string> out;
+  DescribeKeys("", kTopKeys, &out);
+  DescribeTextKeys(&out);
+  DescribeTeacherKeys(&out);
+  DescribeRefineKeys(&out);
+  DescribeInitKeys(&out);
+  DescribeKeys("export", kExportKeys, &out);
+  return out;
 }
 
 Status LoadRecipe(const std::string& path, Recipe* out) {

@@ -36,6 +36,7 @@ struct Recipe {
   std::string init_model;         // init.model: start from this .swe (no vocab/sample/extract/pca)
   VocabExtension init_vocab;      // init.add_vocab, init.cjk, init.new_rows
   bool train_new_rows = false;    // refine.train_rows "new": the init model's rows stay as they are
+  std::string refine_method = "kd";  // refine.method: the one-objective shorthand, read into `objectives`
   std::vector<ObjectiveSpec> objectives = {ObjectiveSpec()};  // refine (empty: no refinement)
   uint64_t refine_sentences = 0;  // kd, distance: sentences used (0 = all M, or the corpus with init)
   RefineOptions refine_options;
@@ -55,5 +56,8 @@ Status LoadRecipe(const std::string& path, Recipe* out);
 // Replaces the recipe's teacher kind and path (swe-trainer --teacher KIND DIR); the teacher section's
 // canonical JSON changes with them, so the stages from extract on are keyed by the new teacher.
 void OverrideTeacher(const std::string& kind, const std::string& path, Recipe* recipe);
+// Every recipe key, "section.key<TAB>type<TAB>default<TAB>doc", from the sections' key tables
+// (`swe-trainer keys`).
+std::vector<std::string> DescribeRecipeKeys();
 
 }  // namespace swe::trainer

@@ -41,9 +41,13 @@ inline float Combine(const float* s) {
   return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
 }
 
-// The end of a float reduction whose 8 lanes a 4-wide variant has stored (lanes 0-3, 4-7): the tail of
-// m < kLanes products added to lanes 0.. in scalar code, then Combine's tree.
-inline float FinishLanes(float* lanes, const float* a, const float* b, size_t m) {
+// The end of a float reduction whose 8 lanes a narrower variant holds in kLanes / V::kWidth registers
+// (NEON and wasm: lanes 0-3 in s[0], 4-7 in s[1]): stored, the tail of m < kLanes products added to
+// lanes 0.. in scalar code, then Combine's tree. A variant's Vec::Finish when it has no faster one.
+template <typename V>
+float FinishStored(const V* s, const float* a, const float* b, size_t m) {
+  float lanes[kLanes];
+  for (size_t k = 0; k < kLanes / V::kWidth; ++k) s[k].Store(lanes + k * V::kWidth);
   for (size_t j = 0; j < m; ++j) lanes[j] += a[j] * b[j];
   return Combine(lanes);
 }

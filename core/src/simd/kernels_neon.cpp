@@ -46,12 +46,7 @@ struct Vec {
     return {vcvtq_f32_s32(vmovl_s16(vget_low_s16(wide)))};
   }
   void Store(float* p) const { vst1q_f32(p, v); }
-  // Lanes 0-3 and 4-7 stored, then impl::FinishLanes.
-  static float Finish(const Vec* s, const float* a, const float* b, size_t m) {
-    float lanes[impl::kLanes];
-    s[0].Store(lanes), s[1].Store(lanes + kWidth);
-    return impl::FinishLanes(lanes, a, b, m);
-  }
+  static float Finish(const Vec* s, const float* a, const float* b, size_t m) { return impl::FinishStored(s, a, b, m); }
 };
 Vec operator+(Vec a, Vec b) { return {vaddq_f32(a.v, b.v)}; }
 Vec operator*(Vec a, Vec b) { return {vmulq_f32(a.v, b.v)}; }
