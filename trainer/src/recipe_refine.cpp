@@ -66,6 +66,32 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
   return Status::Ok();
 }
 
+// refine.matryoshka: a list of dims (weight 1) or {"dims", "weight"} entries; every objective gets it.
+Status ParseMatryoshka(const json& list, std::vector<PrefixLoss>* out) {
+  if (list.is_null()) return Status::Ok();
+  if (!list.is_array() || list.empty()) return InvalidArgument("recipe: 'refine.matryoshka' must be a non-empty list");
+  for (const json& e : list) {
+    PrefixLoss p;
+    if (e.is_number_unsigned()) {
+      p.dims = e.get<uint32_t>();
+    } else if (!e.is_object()) {
+      return InvalidArgument("recipe: refine.matryoshka entries must be dims or {\"dims\", \"weight\"} (got " +
+                             e.dump() + ")");
+    } else {
+      RecipeSection s(e, "refine.matryoshka[]");
+      s.Get("dims", &p.dims);
+      s.Get("weight", &p.weight);
+      SWE_RETURN_IF_ERROR(s.Done());
+    }
+    if (p.dims == 0) {
+      return InvalidArgument("recipe: refine.matryoshka needs dims of at least 1 (got " + e.dump() + ")");
+    }
+    if (!(p.weight >= 0)) return InvalidArgument("recipe: refine.matryoshka weights must be >= 0");
+    out->push_back(p);
+  }
+  return Status::Ok();
+}
+
 // The one-method shorthand: method kd | contrastive (with pairs) | none.
 Status ParseMethod(const std::string& method, const json& pairs, const json& refine, Recipe* r) {
   ObjectiveSpec o;
@@ -111,9 +137,14 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   s.GetChoice("optimizer", {{"adam", false}, {"lazy_adam", true}}, &ro.lazy_adam);
   const json& pairs = s.Sub("pairs");
   const json& list = s.Sub("objectives");
+  std::vector<PrefixLoss> matryoshka;
+  SWE_RETURN_IF_ERROR(ParseMatryoshka(s.Sub("matryoshka"), &matryoshka));
   SWE_RETURN_IF_ERROR(s.Done());
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
+  if (list.is_null() && !matryoshka.empty()) {
+    return InvalidArgument("recipe: refine.matryoshka needs refine.objectives");
+  }
   if (list.is_null()) return ParseMethod(method, pairs, refine, r);
   for (const char* key : {"method", "pairs"}) {
     if (refine.contains(key)) {
@@ -125,6 +156,7 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   for (size_t i = 0; i < list.size(); ++i) {
     ObjectiveSpec o;
     SWE_RETURN_IF_ERROR(ParseObjective(list[i], "refine.objectives[" + std::to_string(i) + "]", ro.tau, &o));
+    o.matryoshka = matryoshka;
     r->objectives.push_back(o);
   }
   return Status::Ok();
