@@ -5,7 +5,8 @@
 #   bash scripts/matryoshka_experiments.sh [NAME...]    (default: para mrl; see `variants` below)
 # Writes build/matryoshka/NAME.swe, NAME.json (the recipe), NAME.log, NAME-dN.jsonl (swe eval --json:
 # the leave-one-set-out input, scripts/leave_one_out.py) and one line per run and dims to
-# build/matryoshka/runs.tsv: name, wall seconds, dims, each set's score and the 7-set mean.
+# build/matryoshka/runs.tsv: name, wall seconds, dims, each set's score and the 7-set mean (of the
+# unrounded scores).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -25,6 +26,9 @@ declare -A variants=(
   [mrl]='f["matryoshka"] = [64, 128]'
   [mrl-seed2]='f["matryoshka"] = [64, 128]; r["seed"] = 2'
   [mrl64x2]='f["matryoshka"] = [{"dims": 64, "weight": 2}, 128]'
+  # Learned word weights (a scale per row, folded into the rows at the end).
+  [ww]='f["word_weights"] = True'
+  [ww-seed2]='f["word_weights"] = True; r["seed"] = 2'
 )
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(para mrl)
@@ -42,8 +46,11 @@ PY
   "$trainer" train --recipe "$out/$name.json" --quiet 2> "$out/$name.log"
   secs=$SECONDS
   for dims in 256 128 64; do
-    scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --dims "$dims" --no-details --json "$out/$name-d$dims.jsonl" \
-      2>/dev/null | awk '/spearman/ {printf "%s=%s ", $2, $(NF-1); sum += $(NF-1); n++} END {printf "avg=%.2f", sum / n}')
+    "$swe" eval "$out/$name.swe" --tasks "$tasks" --dims "$dims" --no-details --json "$out/$name-d$dims.jsonl" >/dev/null
+    scores=$(python3 -c 'import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+print(" ".join("%s=%.1f" % (x["task"], x["score"]) for x in r), "avg=%.2f" % (sum(x["score"] for x in r) / len(r)))' \
+      "$out/$name-d$dims.jsonl")
     printf '%s\t%ss\t%s\t%s\n' "$name" "$secs" "$dims" "$scores" | tee -a "$out/runs.tsv"
   done
 done

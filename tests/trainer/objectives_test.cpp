@@ -254,6 +254,54 @@ TEST(TrainerObjectives, MatryoshkaKeepsAPrefixUseful) {
   }
 }
 
+// Learned word weights: a scale per row trained with the table and folded into it at the end. The
+// folded table, scored without scales on the same held-out split (same seed, no epoch), has exactly
+// the best held-out loss the run reported: the scales of the best epoch are the ones folded in.
+TEST(TrainerObjectives, WordWeightsAreFoldedIntoTheRows) {
+  util::Progress::SetEnabled(false);
+  std::mt19937 rng(12);
+  std::normal_distribution<float> g;
+  const TupleData data = TopicTriples(600, rng), fresh = TopicTriples(300, rng);
+  Matrix initial;
+  initial.rows = 40;
+  initial.cols = 8;
+  for (int i = 0; i < 40 * 8; ++i) initial.data.push_back(g(rng));
+  Objective o;
+  o.spec.kind = ObjectiveKind::kContrastive;
+  o.spec.tau = 0.1;
+  o.tuples = &data;
+  RefineOptions options = SmallOptions();
+  options.lr = 0.2;  // over-shoots after a few epochs: the best epoch is not the last
+  for (bool lazy : {false, true}) {
+    options.lazy_adam = lazy;
+    options.word_weights = true;
+    Matrix weighted = initial, plain = initial;
+    RefineReport report, again;
+    ASSERT_TRUE(RefineObjectives({o}, options, &weighted, &report).ok());
+    options.word_weights = false;
+    ASSERT_TRUE(RefineObjectives({o}, options, &plain, &again).ok());
+    EXPECT_NE(weighted.data, plain.data);
+    EXPECT_LT(report.best_heldout, 0.7 * report.initial_heldout);
+    EXPECT_GE(TripleAccuracy(weighted, fresh), 0.95);
+    RefineOptions score = options;
+    score.max_epochs = 0;
+    Matrix folded = weighted;
+    ASSERT_TRUE(RefineObjectives({o}, score, &folded, &again).ok());
+    std::printf("  lazy %d: held-out loss %.5f (best epoch %u of %zu); the folded table without scales %.5f\n", lazy,
+                report.best_heldout, report.best_epoch, report.heldout_loss.size(), again.initial_heldout);
+    EXPECT_LT(report.best_epoch, report.heldout_loss.size());
+    EXPECT_NEAR(again.initial_heldout, report.best_heldout, 1e-4);
+    EXPECT_EQ(folded.data, weighted.data);
+  }
+  options.word_weights = true;
+  options.frozen_rows = 5;
+  Matrix table = initial;
+  RefineReport report;
+  Status s = RefineObjectives({o}, options, &table, &report);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("not with frozen rows"), std::string::npos) << s.message();
+}
+
 // KD and contrastive in one run on one table: both held-out losses fall, and the weighted total is
 // the sum of the weighted parts.
 TEST(TrainerObjectives, KdAndContrastiveCombineInOneRun) {

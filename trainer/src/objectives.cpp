@@ -146,6 +146,9 @@ Status ProcrustesMap(const Matrix& teacher, const Matrix& student, Matrix* map) 
 Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOptions& options, Matrix* table,
                         RefineReport* report) {
   if (objectives.empty()) return InvalidArgument("refine: no objective");
+  if (options.word_weights && options.frozen_rows > 0) {
+    return InvalidArgument("refine: word weights train every row's scale: not with frozen rows (train_rows new)");
+  }
   std::vector<size_t> sizes(objectives.size());
   for (size_t i = 0; i < objectives.size(); ++i) {
     SWE_RETURN_IF_ERROR(CheckObjective(objectives[i], options, table->rows, table->cols, &sizes[i]));
@@ -206,7 +209,29 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         for (const torch::Tensor& m : maps) m.copy_(Polar(m));
       };
     }
+    torch::Tensor scale, best_scale;  // word weights: the trained scales and those of the best epoch
+    if (options.word_weights) {
+      scale = torch::ones({start.size(0)}, start.options()).requires_grad_(true);
+      best_scale = scale.detach().clone();
+      extra.tensors.push_back(scale);
+      extra.on_best = [scale, &best_scale]() { best_scale = scale.detach().clone(); };
+      for (LossTerm& term : terms) {
+        term.loss = [loss = term.loss, scale](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
+                                              size_t end) {
+          StudentTable scaled = w;
+          scaled.row_scale = scale;
+          return loss(scaled, idx, begin, end);
+        };
+      }
+    }
     Train(terms, options, extra, table, report);
+    if (options.word_weights) {  // fold the scales into the rows: the model the losses saw
+      best_scale = best_scale.to(torch::kCPU).contiguous();
+      const float* s = best_scale.data_ptr<float>();
+      for (uint64_t r = 0; r < table->rows; ++r) {
+        for (uint64_t c = 0; c < table->cols; ++c) table->row(r)[c] *= s[r];
+      }
+    }
   } catch (const std::exception& e) {
     return Internal(std::string("refine failed: ") + e.what());
   }

@@ -135,6 +135,7 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   s.Get("sentences", &r->refine_sentences);
   s.GetChoice("train_rows", {{"all", false}, {"new", true}}, &r->train_new_rows);
   s.GetChoice("optimizer", {{"adam", false}, {"lazy_adam", true}}, &ro.lazy_adam);
+  s.Get("word_weights", &ro.word_weights);
   const json& pairs = s.Sub("pairs");
   const json& list = s.Sub("objectives");
   std::vector<PrefixLoss> matryoshka;
@@ -142,8 +143,8 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   SWE_RETURN_IF_ERROR(s.Done());
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
-  if (list.is_null() && !matryoshka.empty()) {
-    return InvalidArgument("recipe: refine.matryoshka needs refine.objectives");
+  if (list.is_null() && (!matryoshka.empty() || ro.word_weights)) {
+    return InvalidArgument("recipe: refine.matryoshka and refine.word_weights need refine.objectives");
   }
   if (list.is_null()) return ParseMethod(method, pairs, refine, r);
   for (const char* key : {"method", "pairs"}) {
