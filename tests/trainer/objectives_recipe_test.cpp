@@ -168,7 +168,34 @@ TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
   has(error([](json& j) { j["seed"] = 1.5; }), "'seed' must be a non-negative integer");
   has(error([](json& j) { j["colour"] = 1; }), "unknown key 'colour'");
   has(error([](json& j) { j["export"]["seal"] = "lz4"; }), "export.seal must be raw or zstd");
+  has(error([](json& j) { j["refine"]["matryoshka"] = 64; }), "'refine.matryoshka' must be a non-empty list");
+  has(error([](json& j) { j["refine"]["matryoshka"] = {0}; }), "refine.matryoshka needs dims of at least 1");
+  has(error([](json& j) { j["refine"]["matryoshka"] = {-64}; }),
+      "refine.matryoshka entries must be dims or {\"dims\", \"weight\"} (got -64)");
+  has(error([](json& j) { j["refine"]["matryoshka"] = {{{"dims", 4}, {"w", 1}}}; }),
+      "unknown key 'refine.matryoshka[].w'");
+  has(error([](json& j) { j["refine"]["matryoshka"] = {{{"dims", 4}, {"weight", -1}}}; }),
+      "refine.matryoshka weights must be >= 0");
+  has(error([](json& j) { j["refine"] = {{"method", "kd"}, {"matryoshka", {4}}}; }),
+      "refine.matryoshka and refine.word_weights need refine.objectives");
+  // Matryoshka: every objective gets the prefixes (a bare number has weight 1).
+  json nested = good;
+  nested["refine"]["matryoshka"] = {2, {{"dims", 4}, {"weight", 0.5}}};
+  ASSERT_TRUE(ParseRecipe(nested.dump(), &r).ok());
+  for (const ObjectiveSpec& o : r.objectives) {
+    ASSERT_EQ(o.matryoshka.size(), 2u);
+    EXPECT_EQ(o.matryoshka[0].dims, 2u);
+    EXPECT_DOUBLE_EQ(o.matryoshka[0].weight, 1);
+    EXPECT_EQ(o.matryoshka[1].dims, 4u);
+    EXPECT_DOUBLE_EQ(o.matryoshka[1].weight, 0.5);
+  }
+  nested["refine"]["word_weights"] = true;
+  ASSERT_TRUE(ParseRecipe(nested.dump(), &r).ok());
+  EXPECT_TRUE(r.refine_options.word_weights);
+  has(error([](json& j) { j["refine"]["word_weights"] = 1; }), "'refine.word_weights' must be true or false");
   ASSERT_TRUE(ParseRecipe(good.dump(), &r).ok());
+  EXPECT_TRUE(r.objectives[0].matryoshka.empty());
+  EXPECT_FALSE(r.refine_options.word_weights);
   EXPECT_EQ(r.seal, "raw");  // as the shipped models: read in place
   // Invalid JSON: its line and column.
   std::string text = good.dump(2);

@@ -2,18 +2,46 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+
 #include "refine_internal.h"
 
 namespace swe::trainer {
 namespace {
 namespace F = torch::nn::functional;
 
-torch::Tensor DistanceLossTensor(const torch::Tensor& teacher, const torch::Tensor& student, const torch::Tensor& map,
-                                 double euclidean, double cosine) {
-  torch::Tensor mapped = torch::matmul(teacher, map);
+// mapped: the teacher's vectors in the student's space (t_i W).
+torch::Tensor DistanceLossTensor(const torch::Tensor& mapped, const torch::Tensor& student, double euclidean,
+                                 double cosine) {
   torch::Tensor squared = (student - mapped).pow(2).sum(1).mean();
   torch::Tensor cos = (Normalize(student) * Normalize(mapped)).sum(1);
   return euclidean * squared + cosine * (1 - cos).mean();
+}
+
+// The first `cols` columns of m (all when cols < 0; an undefined m stays undefined).
+torch::Tensor First(const torch::Tensor& m, int64_t cols) {
+  return cols < 0 || !m.defined() ? m : m.narrow(1, 0, cols);
+}
+
+// L_M (objectives.h): loss(-1) on all dims plus each prefix's weight times loss(its dims). Cutting the
+// sentence vectors equals cutting the table (a sentence vector is the mean of its rows).
+torch::Tensor WithPrefixes(const std::vector<PrefixLoss>& prefixes, const std::function<torch::Tensor(int64_t)>& loss) {
+  torch::Tensor total = loss(-1);
+  for (const PrefixLoss& p : prefixes) total = total + p.weight * loss(p.dims);
+  return total;
+}
+
+torch::Tensor ContrastivePrefixes(const torch::Tensor& anchor, const torch::Tensor& positive,
+                                  const torch::Tensor& negative, const ObjectiveSpec& spec) {
+  return WithPrefixes(spec.matryoshka, [&](int64_t c) {
+    return ContrastiveLossTensor(First(anchor, c), First(positive, c), First(negative, c), spec.tau, spec.symmetric);
+  });
+}
+
+torch::Tensor DistancePrefixes(const torch::Tensor& mapped, const torch::Tensor& student, const ObjectiveSpec& spec) {
+  return WithPrefixes(spec.matryoshka, [&](int64_t c) {
+    return DistanceLossTensor(First(mapped, c), First(student, c), spec.euclidean, spec.cosine);
+  });
 }
 
 // The polar factor U Vᵀ of m (the nearest matrix with orthonormal columns or rows).
@@ -26,9 +54,16 @@ torch::Tensor Double(const float* p, uint32_t rows, uint32_t cols) {
   return torch::from_blob(const_cast<float*>(p), {rows, cols}, torch::kFloat32).to(torch::kFloat64);
 }
 
-Status CheckObjective(const Objective& o, const RefineOptions& options, uint64_t rows, size_t* n) {
+Status CheckObjective(const Objective& o, const RefineOptions& options, uint64_t rows, uint64_t dims, size_t* n) {
   const char* name = ObjectiveName(o.spec.kind);
   if (!(o.spec.weight >= 0)) return InvalidArgument(std::string("refine: objective ") + name + ": weight must be >= 0");
+  for (const PrefixLoss& p : o.spec.matryoshka) {
+    if (p.dims == 0 || p.dims >= dims) {
+      return InvalidArgument("refine: matryoshka dims must be in 1.." + std::to_string(dims - 1) + " (the table has " +
+                             std::to_string(dims) + "; got " + std::to_string(p.dims) + ")");
+    }
+    if (!(p.weight >= 0)) return InvalidArgument("refine: matryoshka weights must be >= 0");
+  }
   if (o.spec.kind == ObjectiveKind::kContrastive) {
     if (!o.tuples) return InvalidArgument("refine: contrastive objective without data");
     const TupleData& t = *o.tuples;
@@ -73,16 +108,24 @@ const char* ObjectiveName(ObjectiveKind kind) {
 }
 
 double SupervisedContrastiveLoss(const float* anchor, const float* positive, const float* negative, uint32_t n,
-                                 uint32_t d, double tau, bool symmetric) {
+                                 uint32_t d, double tau, bool symmetric, const std::vector<PrefixLoss>& matryoshka) {
   torch::NoGradGuard guard;
+  ObjectiveSpec spec;
+  spec.tau = tau;
+  spec.symmetric = symmetric;
+  spec.matryoshka = matryoshka;
   torch::Tensor neg = negative ? Double(negative, n, d) : torch::Tensor();
-  return ContrastiveLossTensor(Double(anchor, n, d), Double(positive, n, d), neg, tau, symmetric).item<double>();
+  return ContrastivePrefixes(Double(anchor, n, d), Double(positive, n, d), neg, spec).item<double>();
 }
 
 double DistanceLoss(const float* teacher, const float* student, const float* map, uint32_t n, uint32_t dt,
-                    uint32_t ds, double euclidean, double cosine) {
+                    uint32_t ds, double euclidean, double cosine, const std::vector<PrefixLoss>& matryoshka) {
   torch::NoGradGuard guard;
-  return DistanceLossTensor(Double(teacher, n, dt), Double(student, n, ds), Double(map, dt, ds), euclidean, cosine)
+  ObjectiveSpec spec;
+  spec.euclidean = euclidean;
+  spec.cosine = cosine;
+  spec.matryoshka = matryoshka;
+  return DistancePrefixes(torch::matmul(Double(teacher, n, dt), Double(map, dt, ds)), Double(student, n, ds), spec)
       .item<double>();
 }
 
@@ -103,9 +146,12 @@ Status ProcrustesMap(const Matrix& teacher, const Matrix& student, Matrix* map) 
 Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOptions& options, Matrix* table,
                         RefineReport* report) {
   if (objectives.empty()) return InvalidArgument("refine: no objective");
+  if (options.word_weights && options.frozen_rows > 0) {
+    return InvalidArgument("refine: word weights train every row's scale: not with frozen rows (train_rows new)");
+  }
   std::vector<size_t> sizes(objectives.size());
   for (size_t i = 0; i < objectives.size(); ++i) {
-    SWE_RETURN_IF_ERROR(CheckObjective(objectives[i], options, table->rows, &sizes[i]));
+    SWE_RETURN_IF_ERROR(CheckObjective(objectives[i], options, table->rows, table->cols, &sizes[i]));
   }
   try {
     torch::Device device(options.device);
@@ -122,8 +168,8 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         const bool hard = spec.hard_negatives && !t.negative.empty();
         loss = [&t, spec, hard](const StudentTable& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
           torch::Tensor neg = hard ? StudentVectors(w, t.negative, idx, begin, end) : torch::Tensor();
-          return ContrastiveLossTensor(StudentVectors(w, t.anchor, idx, begin, end),
-                                       StudentVectors(w, t.positive, idx, begin, end), neg, spec.tau, spec.symmetric);
+          return ContrastivePrefixes(StudentVectors(w, t.anchor, idx, begin, end),
+                                     StudentVectors(w, t.positive, idx, begin, end), neg, spec);
         };
       } else {
         const RefineData& data = *o.sentences;
@@ -131,8 +177,9 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         if (spec.kind == ObjectiveKind::kKd) {
           loss = [&data, teacher, spec, device](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
                                                 size_t end) {
-            return KdLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
-                                StudentVectors(w, data.sentences, idx, begin, end), spec.tau);
+            torch::Tensor t = teacher.index_select(0, Rows(idx, begin, end, device));
+            torch::Tensor s = StudentVectors(w, data.sentences, idx, begin, end);
+            return WithPrefixes(spec.matryoshka, [&](int64_t c) { return KdLossTensor(t, First(s, c), spec.tau); });
           };
         } else {
           if (!spec.orthogonal_map && data.teacher.cols != table->cols) {
@@ -149,9 +196,8 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
           }
           loss = [&data, teacher, map, spec, device](const StudentTable& w, const std::vector<size_t>& idx,
                                                      size_t begin, size_t end) {
-            return DistanceLossTensor(teacher.index_select(0, Rows(idx, begin, end, device)),
-                                      StudentVectors(w, data.sentences, idx, begin, end), map, spec.euclidean,
-                                      spec.cosine);
+            return DistancePrefixes(torch::matmul(teacher.index_select(0, Rows(idx, begin, end, device)), map),
+                                    StudentVectors(w, data.sentences, idx, begin, end), spec);
           };
         }
       }
@@ -163,7 +209,29 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         for (const torch::Tensor& m : maps) m.copy_(Polar(m));
       };
     }
+    torch::Tensor scale, best_scale;  // word weights: the trained scales and those of the best epoch
+    if (options.word_weights) {
+      scale = torch::ones({start.size(0)}, start.options()).requires_grad_(true);
+      best_scale = scale.detach().clone();
+      extra.tensors.push_back(scale);
+      extra.on_best = [scale, &best_scale]() { best_scale = scale.detach().clone(); };
+      for (LossTerm& term : terms) {
+        term.loss = [loss = term.loss, scale](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
+                                              size_t end) {
+          StudentTable scaled = w;
+          scaled.row_scale = scale;
+          return loss(scaled, idx, begin, end);
+        };
+      }
+    }
     Train(terms, options, extra, table, report);
+    if (options.word_weights) {  // fold the scales into the rows: the model the losses saw
+      best_scale = best_scale.to(torch::kCPU).contiguous();
+      const float* s = best_scale.data_ptr<float>();
+      for (uint64_t r = 0; r < table->rows; ++r) {
+        for (uint64_t c = 0; c < table->cols; ++c) table->row(r)[c] *= s[r];
+      }
+    }
   } catch (const std::exception& e) {
     return Internal(std::string("refine failed: ") + e.what());
   }

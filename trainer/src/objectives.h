@@ -14,6 +14,11 @@
 //                 L = α (1/B) Σ_i ||s_i − t_i W||² + β (1/B) Σ_i (1 − cos(s_i, t_i W))
 //               W starts at the Procrustes solution for the initial table and is trained with the
 //               table, re-orthogonalised after every step (its polar factor U Vᵀ, from an SVD).
+//
+// Matryoshka (any kind): the loss is also taken on the first k dimensions of the vectors, each prefix
+// normalised as `--dims k` does (Kusupati et al.), so a truncated model keeps working:
+//   L_M = L(all dims) + Σ_k w_k L(first k dims)
+// (the student's vectors and the mapped teacher's are cut; kd keeps the teacher's similarities whole).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +33,12 @@ namespace swe::trainer {
 
 enum class ObjectiveKind { kKd, kContrastive, kDistance };
 const char* ObjectiveName(ObjectiveKind kind);  // "kd", "contrastive", "distance"
+
+// One Matryoshka prefix: its loss on the first `dims` dimensions, times `weight`.
+struct PrefixLoss {
+  uint32_t dims = 0;
+  double weight = 1;
+};
 
 // A contrastive data file and how many of its examples to use (a seeded random subset; 0 = all).
 struct TupleFile {
@@ -47,6 +58,7 @@ struct ObjectiveSpec {
   bool hard_negatives = true;       // contrastive, triples: the third column joins the candidates
   double euclidean = 1, cosine = 1; // distance: α and β
   bool orthogonal_map = true;       // distance: false = identity map (the dims must match)
+  std::vector<PrefixLoss> matryoshka;  // every kind: prefixes of fewer dims than the table's
 };
 
 // Contrastive examples as table rows; `negative` is empty for pairs.
@@ -67,11 +79,13 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
 
 // The losses above for one batch, in double precision (references for tests); row-major inputs.
 // negative: n x d or null (no hard negatives).
+// matryoshka: L_M above.
 double SupervisedContrastiveLoss(const float* anchor, const float* positive, const float* negative, uint32_t n,
-                                 uint32_t d, double tau, bool symmetric);
+                                 uint32_t d, double tau, bool symmetric,
+                                 const std::vector<PrefixLoss>& matryoshka = {});
 // map: dt x ds (t_i W).
 double DistanceLoss(const float* teacher, const float* student, const float* map, uint32_t n, uint32_t dt,
-                    uint32_t ds, double euclidean, double cosine);
+                    uint32_t ds, double euclidean, double cosine, const std::vector<PrefixLoss>& matryoshka = {});
 // The dt x ds matrix with orthonormal columns (rows when dt < ds) minimising ||T W − S||_F
 // (orthogonal Procrustes: W = U Vᵀ for Tᵀ S = U Σ Vᵀ; exact for square W, else the usual
 // initialisation, exact when T is isotropic). teacher and student have the same rows.

@@ -26,6 +26,14 @@ const RecipeKeys<Recipe> kRefineKeys = {
                               {{"all", false}, {"new", true}}, &Recipe::train_new_rows),
     RecipeKey<Recipe>::Choice("optimizer", "lazy_adam: Adam on the rows of each batch only",
                               {{"adam", false}, {"lazy_adam", true}}, &Recipe::refine_options, &RefineOptions::lazy_adam),
+    {"word_weights", "a scale per word learned with the table, folded into its row at the end", &Recipe::refine_options,
+     &RefineOptions::word_weights},
+};
+
+// refine.matryoshka entries written as objects (a bare number is {"dims": N}).
+const RecipeKeys<PrefixLoss> kPrefixKeys = {
+    {"dims", "each objective's loss also on the first dims (normalised prefix)", &PrefixLoss::dims},
+    {"weight", "that loss's weight", &PrefixLoss::weight},
 };
 
 const RecipeKey<ObjectiveSpec> kWeight{"weight", "the objective's weight in the sum", &ObjectiveSpec::weight};
@@ -125,6 +133,31 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
   return Status::Ok();
 }
 
+// refine.matryoshka: a list of dims (weight 1) or {"dims", "weight"} entries; every objective gets it.
+Status ParseMatryoshka(const json& list, std::vector<PrefixLoss>* out) {
+  if (list.is_null()) return Status::Ok();
+  if (!list.is_array() || list.empty()) return InvalidArgument("recipe: 'refine.matryoshka' must be a non-empty list");
+  for (const json& e : list) {
+    PrefixLoss p;
+    if (e.is_number_unsigned()) {
+      p.dims = e.get<uint32_t>();
+    } else if (!e.is_object()) {
+      return InvalidArgument("recipe: refine.matryoshka entries must be dims or {\"dims\", \"weight\"} (got " +
+                             e.dump() + ")");
+    } else {
+      RecipeSection s(e, "refine.matryoshka[]");
+      ReadKeys(kPrefixKeys, &s, &p);
+      SWE_RETURN_IF_ERROR(s.Done());
+    }
+    if (p.dims == 0) {
+      return InvalidArgument("recipe: refine.matryoshka needs dims of at least 1 (got " + e.dump() + ")");
+    }
+    if (!(p.weight >= 0)) return InvalidArgument("recipe: refine.matryoshka weights must be >= 0");
+    out->push_back(p);
+  }
+  return Status::Ok();
+}
+
 // The one-method shorthand: method kd | contrastive (with pairs) | none.
 Status ParseMethod(const json& pairs, const json& refine, Recipe* r) {
   ObjectiveSpec o;
@@ -156,10 +189,15 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   ReadKeys(kRefineKeys, &s, r);
   const json& pairs = s.Sub("pairs");
   const json& list = s.Sub("objectives");
+  std::vector<PrefixLoss> matryoshka;
+  SWE_RETURN_IF_ERROR(ParseMatryoshka(s.Sub("matryoshka"), &matryoshka));
   SWE_RETURN_IF_ERROR(s.Done());
   const RefineOptions& ro = r->refine_options;
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
+  if (list.is_null() && (!matryoshka.empty() || ro.word_weights)) {
+    return InvalidArgument("recipe: refine.matryoshka and refine.word_weights need refine.objectives");
+  }
   if (list.is_null()) return ParseMethod(pairs, refine, r);
   for (const char* key : {"method", "pairs"}) {
     if (refine.contains(key)) {
@@ -171,6 +209,7 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   for (size_t i = 0; i < list.size(); ++i) {
     ObjectiveSpec o;
     SWE_RETURN_IF_ERROR(ParseObjective(list[i], "refine.objectives[" + std::to_string(i) + "]", ro.tau, &o));
+    o.matryoshka = matryoshka;
     r->objectives.push_back(o);
   }
   return Status::Ok();
@@ -188,6 +227,7 @@ Status ParseCompressSection(const json& c, Recipe* r) {
 
 void DescribeRefineKeys(std::vector<std::string>* out) {
   DescribeKeys("refine", kRefineKeys, out);
+  DescribeKeys("refine.matryoshka[]", kPrefixKeys, out);
   for (const ObjectiveKindKeys& k : kObjectiveKinds) {
     DescribeKeys(std::string("refine.objectives[] (kind ") + k.name + ")", *k.keys, out);
   }

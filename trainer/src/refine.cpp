@@ -143,9 +143,16 @@ torch::Tensor StudentVectors(const StudentTable& table, const std::vector<std::v
   }
   auto opts = torch::TensorOptions().dtype(torch::kInt64);
   const torch::Device device = table.weights.device();
-  return F::embedding_bag(torch::tensor(ids, opts).to(device), table.weights,
-                          F::EmbeddingBagFuncOptions().offsets(torch::tensor(offsets, opts).to(device))
-                              .mode(torch::kMean).sparse(table.sparse_grad));
+  const torch::Tensor rows = torch::tensor(ids, opts).to(device), starts = torch::tensor(offsets, opts).to(device);
+  auto bag = F::EmbeddingBagFuncOptions().offsets(starts).sparse(table.sparse_grad);
+  if (!table.row_scale.defined()) return F::embedding_bag(rows, table.weights, bag.mode(torch::kMean));
+  offsets.push_back(static_cast<int64_t>(ids.size()));
+  torch::Tensor bounds = torch::tensor(offsets, opts).to(device);
+  torch::Tensor counts = (bounds.narrow(0, 1, bounds.size(0) - 1) - bounds.narrow(0, 0, bounds.size(0) - 1))
+                             .to(table.weights.scalar_type()).unsqueeze(1);
+  return F::embedding_bag(rows, table.weights,
+                          bag.mode(torch::kSum).per_sample_weights(table.row_scale.index_select(0, rows))) /
+         counts;
 }
 
 torch::Tensor Rows(const std::vector<size_t>& idx, size_t begin, size_t end, const torch::Device& device) {
@@ -252,6 +259,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
       report->best_parts = parts;
       report->best_epoch = epoch;
       best = weights.detach().clone();
+      if (extra.on_best) extra.on_best();
       since_best = 0;
     } else if (++since_best >= options.patience) {
       break;

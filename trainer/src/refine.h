@@ -48,6 +48,10 @@ struct RefineOptions {
   // correction by the global step, as TF's LazyAdam), from sparse gradients; clipping is unchanged.
   // The cost of a step then follows the batch, not the table (a dense step touches every row).
   bool lazy_adam = false;
+  // Learned word weights (objectives only): a scale per row, starting at 1, trained with the table;
+  // the best scales are folded into the rows at the end (row · scale: what the weighted mean of the
+  // format's `weights` computes, as sentence vectors are normalised).
+  bool word_weights = false;
   std::function<void(const std::string&)> log;  // optional: one line per epoch (held-out loss, seconds)
 };
 

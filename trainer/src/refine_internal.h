@@ -25,8 +25,10 @@ torch::Tensor ContrastiveLossTensor(const torch::Tensor& x, const torch::Tensor&
 struct StudentTable {
   torch::Tensor weights;
   bool sparse_grad = false;
+  torch::Tensor row_scale;  // optional: one learned scale per row (RefineOptions::word_weights)
 };
-// Student sentence vectors (the mean of their rows, as at inference) of sentences[idx[begin..end)].
+// Student sentence vectors (the mean of their rows, as at inference; of row · row_scale when given) of
+// sentences[idx[begin..end)].
 torch::Tensor StudentVectors(const StudentTable& table, const std::vector<std::vector<uint32_t>>& sentences,
                              const std::vector<size_t>& idx, size_t begin, size_t end);
 torch::Tensor Rows(const std::vector<size_t>& idx, size_t begin, size_t end, const torch::Device& device);
@@ -51,6 +53,7 @@ struct LossTerm {
 struct ExtraParams {
   std::vector<torch::Tensor> tensors;
   std::function<void()> after_step;
+  std::function<void()> on_best;  // called when the held-out loss reaches a new best (keep a copy)
 };
 
 // The training loop every objective shares: per term a seeded held-out split, Adam with gradient-norm
