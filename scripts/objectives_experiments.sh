@@ -2,8 +2,9 @@
 # The CPU experiments with the refinement objectives (docs/RESULTS.md, "Refinement objectives on the
 # CPU"): variants of recipes/en-use-lite-large-nli-cpu.json, which starts from the shipped default
 # model (init.model) and refines it for a few epochs on 2 cores, each scored on the dev sets only
-# (STS-B dev, STS12-15, SICK, STS17; SciFact nDCG@10). All variants share one work directory, so the teacher's vectors of the
-# KD sentences are computed once (cached); every variant re-runs refine and export.
+# (STS-B dev, STS12-15, SICK, STS17; SciFact nDCG@10). All variants share one work directory, so the
+# teacher's vectors of the KD sentences are computed once (cached); every variant re-runs refine and
+# export.
 #   bash scripts/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
 # Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, NAME.jsonl (the scores, for
 # scripts/leave_one_out.py), and one line per run to build/objectives/runs.tsv: name, wall seconds
@@ -94,8 +95,10 @@ declare -A variants=(
   [para5-concise]='default(pairs=[("wiki_conciseness", 11344)])'
   [para5-bible40k]='default(pairs=[("bible_versions.tsv.zst", 40000)])'
   [para5-mnli-seed2]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)]); r["seed"] = 2'
+  [para5-mnli-squad]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961), NEW4[0]])'
   # Every new source at once.
   [para5-new5]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)] + NEW4)'
+  [para5-new5-seed2]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)] + NEW4); r["seed"] = 2'
 )
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt
