@@ -2,12 +2,14 @@
 # The CPU experiments with the refinement objectives (docs/RESULTS.md, "Refinement objectives on the
 # CPU"): variants of recipes/en-use-lite-large-nli-cpu.json, which starts from the shipped default
 # model (init.model) and refines it for a few epochs on 2 cores, each scored on the dev sets only
-# (STS-B dev, STS12-15, SICK). All variants share one work directory, so the teacher's vectors of the
-# KD sentences are computed once (cached); every variant re-runs refine and export.
+# (STS-B dev, STS12-15, SICK, STS17; SciFact nDCG@10). All variants share one work directory, so the
+# teacher's vectors of the KD sentences are computed once (cached); every variant re-runs refine and
+# export.
 #   bash scripts/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
-# Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, and one line per run to
-# build/objectives/runs.tsv: name, wall seconds (training and export), dev scores and their mean, each
-# objective's held-out loss (initial -> best) and the epoch kept.
+# Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, NAME.jsonl (the scores, for
+# scripts/leave_one_out.py), and one line per run to build/objectives/runs.tsv: name, wall seconds
+# (training and export), dev scores and their means, each objective's held-out loss (initial -> best)
+# and the epoch kept.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -16,7 +18,7 @@ swe=build/native/bin/swe
 trainer=${SWE_TRAINER:-build/native/trainer/swe-trainer}  # as scripts/results.sh; the trainer preset builds build/trainer/trainer/swe-trainer
 base=recipes/en-use-lite-large-nli-cpu.json
 out=build/objectives
-tasks=stsb,sts12,sts13,sts14,sts15,sick
+tasks=stsb,sts12,sts13,sts14,sts15,sick,sts17,scifact
 mkdir -p "$out"
 bash scripts/fetch-use-lite.sh >/dev/null
 nli='"../shared/data/train/nli/nli_triples.tsv"'
@@ -89,6 +91,19 @@ declare -A variants=(
   [gpu-kdmore700k-b1024-para5]='from_model("gpu-kdmore700k-b1024"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
   [gpu-kdmore700k-b1024-para5-seed2]='from_model("gpu-kdmore700k-b1024"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15); r["seed"] = 2'
   [gpu-vocab122k-top54k-para5]='from_model("gpu-vocab122k-top54k"); o[:] = [nli(1, tau=0.1), para(PARA5, tau=0.1)]; lazy(1e-2, 15)'
+  # More supervision, each source added alone to the default (para5-tau0.1): MultiNLI dev triples join
+  # the NLI objective (its entailment pairs without a contradiction join the paraphrases); the others
+  # join the paraphrase objective. Bible verses are archaic: capped.
+  [para5-mnli]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)])'
+  [para5-squad]='default(pairs=[("squad11_question_sentence", 10429)])'
+  [para5-argkp]='default(pairs=[("argkp_argument_keypoint", 5547)])'
+  [para5-concise]='default(pairs=[("wiki_conciseness", 11344)])'
+  [para5-bible40k]='default(pairs=[("bible_versions.tsv.zst", 40000)])'
+  [para5-mnli-seed2]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)]); r["seed"] = 2'
+  [para5-mnli-squad]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961), NEW4[0]])'
+  # Every new source at once.
+  [para5-new5]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)] + NEW4)'
+  [para5-new5-seed2]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)] + NEW4); r["seed"] = 2'
 )
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt
@@ -109,7 +124,8 @@ r["export"]["path"], r["name"] = sys.argv[3], "swe-en-use-lite-large-" + sys.arg
 o = r["refine"]["objectives"]
 def nli(w, **kw): return dict(o[1], weight=w, **kw)  # the NLI triples objective, reweighted
 def para(files, w=1.0, **kw):  # one contrastive objective over paraphrase files, each capped
-  return dict(kind="contrastive", weight=w, data=[{"path": f"$para/{f}.tsv", "max": cap} for f, cap in files], **kw)
+  path = lambda f: f"$para/{f}" + ("" if f.endswith(".zst") else ".tsv")
+  return dict(kind="contrastive", weight=w, data=[{"path": path(f), "max": cap} for f, cap in files], **kw)
 def lazy(lr, epochs): r["refine"].update(optimizer="lazy_adam", lr=lr, max_epochs=epochs)
 PARA3 = [("coco_val2017", 20000), ("parasci", 10000), ("twitterurl", 11109)]
 PARA5 = [("coco_val2017", 50000), ("parasci", 40179), ("twitterurl", 11109), ("multipit", 40000), ("wikisplit", 15000)]
@@ -121,6 +137,11 @@ def kdmore(n, lr):  # KD only, on the first n sentences of the unseen slice, in 
 def whole(path, words):  # another base recipe, trained from the corpus, in a work directory of its own
   r.clear(); r.update(json.load(open(path)), name="swe-" + sys.argv[4], work_dir="build/train/objectives-" + sys.argv[4])
   r["vocab"]["size"], r["export"]["path"] = words, sys.argv[3]
+MNLI = ["../shared/data/train/nli/mnli_dev_triples.tsv"]
+NEW4 = [("squad11_question_sentence", 10429), ("argkp_argument_keypoint", 5547), ("wiki_conciseness", 11344),
+        ("bible_versions.tsv.zst", 40000)]
+def default(triples=[], pairs=[]):  # the default (para5-tau0.1) with more NLI triple files and paraphrase files
+  o[:] = [nli(1, tau=0.1), para(PARA5 + pairs, tau=0.1)]; o[0]["data"] = o[0]["data"] + triples; lazy(1e-2, 15)
 def from_model(name): r["init"]["model"] = "$out/" + name + ".swe"
 ${variants[$name]}
 if not o: r["refine"] = {"method": "none"}
@@ -129,8 +150,11 @@ PY
   SECONDS=0
   "$trainer" train --recipe "$out/$name.json" --quiet 2> "$out/$name.log"
   secs=$SECONDS
-  scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --no-details 2>/dev/null |
-    awk '/spearman/ {printf "%s=%s ", $2, $(NF-1); sum += $(NF-1); n++} END {printf "avg=%.2f", sum / n}')
+  # avg: the six dev sets (STS-B dev, STS12-15, SICK); avg7: with STS17; scifact apart (nDCG@10).
+  scores=$("$swe" eval "$out/$name.swe" --tasks "$tasks" --no-details --json "$out/$name.jsonl" 2>/dev/null |
+    awk '$4 == "spearman" || $4 == "ndcg@10" {printf "%s=%s ", $2, $(NF-1)}
+      $4 == "spearman" && $2 != "sts17" {dev += $(NF-1); n++} $4 == "spearman" {sts += $(NF-1); m++}
+      END {printf "avg=%.2f avg7=%.2f", dev / n, sts / m}')
   # Each objective's held-out loss (initial -> best, in recipe order) and the epoch kept.
   heldout=$("$swe" info "$out/$name.swe" | awk '/-heldout/ && /initial/ {i = $NF} /-heldout/ && /best/ {
     printf "%s%s:%s->%s", sep, $2, i, $NF; sep = " "}')
