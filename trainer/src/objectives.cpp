@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <sstream>
+
+#include "corpus.h"
 #include "refine_internal.h"
 
 namespace swe::trainer {
@@ -24,6 +27,36 @@ torch::Tensor Polar(const torch::Tensor& m) {
 
 torch::Tensor Double(const float* p, uint32_t rows, uint32_t cols) {
   return torch::from_blob(const_cast<float*>(p), {rows, cols}, torch::kFloat32).to(torch::kFloat64);
+}
+
+// The objectives' settings and data, for the checkpoint's key (refine.h, RefineOptions::checkpoint_key).
+std::string ObjectivesDigest(const std::vector<Objective>& objectives) {
+  uint64_t h = Fnv1a64("objectives");
+  auto bytes = [&h](const void* data, size_t n) { h = Fnv1a64(std::string_view(static_cast<const char*>(data), n), h); };
+  auto sentences = [&bytes](const std::vector<std::vector<uint32_t>>& all) {
+    for (const std::vector<uint32_t>& rows : all) {
+      const uint64_t n = rows.size();
+      bytes(&n, sizeof n);
+      bytes(rows.data(), n * sizeof(uint32_t));
+    }
+  };
+  for (const Objective& o : objectives) {
+    const ObjectiveSpec& spec = o.spec;
+    std::ostringstream text;
+    text.precision(17);
+    text << ObjectiveName(spec.kind) << " " << spec.weight << " " << spec.tau << " " << spec.triples << spec.symmetric
+         << spec.hard_negatives << " " << spec.euclidean << " " << spec.cosine << " " << spec.orthogonal_map << "\n";
+    h = Fnv1a64(text.str(), h);
+    if (spec.kind == ObjectiveKind::kContrastive && o.tuples != nullptr) {
+      sentences(o.tuples->anchor);
+      sentences(o.tuples->positive);
+      sentences(o.tuples->negative);
+    } else if (o.sentences != nullptr) {
+      sentences(o.sentences->sentences);
+      bytes(o.sentences->teacher.data.data(), o.sentences->teacher.data.size() * sizeof(float));
+    }
+  }
+  return HexU64(h);
 }
 
 Status CheckObjective(const Objective& o, const RefineOptions& options, uint64_t rows, size_t* n) {
@@ -163,7 +196,9 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         for (const torch::Tensor& m : maps) m.copy_(Polar(m));
       };
     }
-    Train(terms, options, extra, table, report);
+    RefineOptions keyed = options;  // a checkpoint is for this data only
+    if (!keyed.checkpoint.empty()) keyed.checkpoint_key += " " + ObjectivesDigest(objectives);
+    Train(terms, keyed, extra, table, report);
   } catch (const std::exception& e) {
     return Internal(std::string("refine failed: ") + e.what());
   }
