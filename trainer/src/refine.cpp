@@ -247,6 +247,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
         EvaluateAll(terms, st.splits, student, options.batch_size, &st.report.initial_parts);
     st.report.best_parts = st.report.initial_parts;
     st.best = st.table.detach().clone();
+    for (const torch::Tensor& e : st.extra) st.best_extra.push_back(e.detach().clone());
   } else if (options.log) {
     options.log(st.done ? "refine: resumed from the checkpoint: training had finished (" +
                               std::to_string(st.report.heldout_loss.size()) + " epochs)"
@@ -337,6 +338,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
       r.best_parts = parts;
       r.best_epoch = st.epoch;
       st.best = st.table.detach().clone();
+      for (size_t i = 0; i < st.extra.size(); ++i) st.best_extra[i] = st.extra[i].detach().clone();
       st.since_best = 0;
     } else if (++st.since_best >= options.patience) {
       st.done = true;
@@ -351,6 +353,8 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
   }
   const torch::Tensor best = st.best.to(torch::kCPU).contiguous();
   std::copy(best.data_ptr<float>(), best.data_ptr<float>() + rows * d, table->data.begin());
+  torch::NoGradGuard guard;
+  for (size_t i = 0; i < st.extra.size(); ++i) st.extra[i].copy_(st.best_extra[i]);
   finish(false);
 }
 

@@ -77,7 +77,10 @@ Status WriteTrainState(const std::string& path, const std::string& key, const Tr
     a.write("lazy_m", s.lazy_m.to(torch::kCPU));
     a.write("lazy_v", s.lazy_v.to(torch::kCPU));
   }
-  for (size_t i = 0; i < s.extra.size(); ++i) a.write("extra_" + std::to_string(i), s.extra[i].detach().to(torch::kCPU));
+  for (size_t i = 0; i < s.extra.size(); ++i) {
+    a.write("extra_" + std::to_string(i), s.extra[i].detach().to(torch::kCPU));
+    a.write("best_extra_" + std::to_string(i), s.best_extra[i].to(torch::kCPU));
+  }
   a.write("adam", Bytes(s.adam));
   std::string payload;
   a.save_to([&payload](const void* data, size_t n) {
@@ -163,7 +166,9 @@ bool ReadTrainState(const std::string& path, const std::string& key, TrainState*
       s.lazy_v = ReadLike(a, "lazy_v", state->lazy_v.to(torch::kCPU));
     }
     for (size_t i = 0; i < state->extra.size(); ++i) {
-      s.extra.push_back(ReadLike(a, "extra_" + std::to_string(i), state->extra[i].detach().to(torch::kCPU)));
+      const torch::Tensor like = state->extra[i].detach().to(torch::kCPU);
+      s.extra.push_back(ReadLike(a, "extra_" + std::to_string(i), like));
+      s.best_extra.push_back(ReadLike(a, "best_extra_" + std::to_string(i), like).to(state->extra[i].device()));
     }
     const std::vector<uint8_t> adam = Values<uint8_t>(Read(a, "adam", torch::kUInt8));
     s.adam.assign(adam.begin(), adam.end());

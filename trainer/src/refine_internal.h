@@ -74,7 +74,8 @@ struct TrainState {
   RefineReport report;      // the losses so far and the best epoch's
   torch::Tensor table, best;         // the table trained and the best one so far
   torch::Tensor lazy_m, lazy_v;      // lazy Adam's moments (undefined with torch's Adam)
-  std::vector<torch::Tensor> extra;  // ExtraParams::tensors
+  std::vector<torch::Tensor> extra;       // ExtraParams::tensors
+  std::vector<torch::Tensor> best_extra;  // their values at the best epoch
   std::string adam;                  // torch's Adam (moments, step counts) as its archive; "" = none
 };
 
@@ -89,7 +90,8 @@ bool ReadTrainState(const std::string& path, const std::string& key, TrainState*
 // The training loop every objective shares: per term a seeded held-out split, Adam with gradient-norm
 // clipping over shuffled batches (one batch of every term per step, the smaller terms cycling; an
 // epoch is one pass over the largest term), the weighted held-out loss after every epoch, early
-// stopping, and the best table copied back into `table`. Torch errors are thrown (callers catch them).
+// stopping, and the best table copied back into `table` (the extra parameters set to their values at
+// the best epoch too). Torch errors are thrown (callers catch them).
 void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, Matrix* table,
            RefineReport* report);
 
