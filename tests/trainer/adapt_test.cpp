@@ -125,6 +125,15 @@ TEST(TrainerAdapt, AddsTheCorpusWordsAndTrainsOnlyTheirRows) {
   EXPECT_NE(out.find(dir.file("pairs.tsv") + " changed since the stage ran"), std::string::npos) << out;
   EXPECT_EQ(out.find("refine: up to date"), std::string::npos) << out;
   EXPECT_NE(out.find("done in"), std::string::npos) << out;  // the summary of the stages that ran
+  // A teacher file edited in place (other weights): refine, which used the teacher, runs again, with
+  // its teacher vectors computed afresh.
+  teacher.seed = 9;
+  testing::WriteTinyBert(dir.file("teacher"), teacher);
+  out = RunTrainer(args, &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(dir.file("teacher") + "/model.safetensors changed since the stage ran"), std::string::npos) << out;
+  EXPECT_EQ(out.find("refine: up to date"), std::string::npos) << out;
+  EXPECT_EQ(out.find("cached teacher vectors"), std::string::npos) << out;
 }
 
 TEST(TrainerAdapt, CommandErrorsNameWhatIsMissing) {

@@ -237,6 +237,41 @@ TEST(TrainerEndToEnd, LaterStagesRunWithoutTheInputsOnlyEarlierStagesRead) {
       << s.message();
 }
 
+// A teacher file edited in place (other weights, same size) runs the stages that used the teacher
+// again: extraction, then refinement with its teacher vectors computed afresh; vocab and sample are
+// up to date.
+TEST(TrainerEndToEnd, AnEditedTeacherFileRunsTheStagesThatUsedItAgain) {
+  TinyRun run;
+  Status s = TrainTiny(800, 13, &run);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string first = testing::ReadFile(run.dir.file("out/tiny.swe"));
+  testing::TinyBertOptions other;
+  other.seed = 8;
+  testing::WriteTinyBert(run.dir.file("teacher"), other);
+  run.log.clear();
+  s = RunRecipe(run.recipe, &run.log);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Count(run.log, "vocab: up to date"), 1);
+  EXPECT_EQ(Count(run.log, "sample: up to date"), 1);
+  EXPECT_EQ(Count(run.log, "extract: " + run.dir.file("teacher/model.safetensors") + " changed since the stage ran"), 1);
+  EXPECT_EQ(Count(run.log, "up to date"), 2);
+  EXPECT_EQ(Count(run.log, "cached teacher vectors"), 0);
+  EXPECT_NE(testing::ReadFile(run.dir.file("out/tiny.swe")), first);
+  // Unchanged since: up to date, and refine alone uses its cached teacher vectors.
+  run.log.clear();
+  ASSERT_TRUE(RunRecipe(run.recipe, &run.log).ok());
+  EXPECT_EQ(Count(run.log, "up to date"), 6);
+  run.log.clear();
+  ASSERT_TRUE(RunRecipe(run.recipe, &run.log, {Stage::kRefine}).ok());
+  EXPECT_EQ(Count(run.log, "cached teacher vectors"), 1);
+  // The teacher edited again, refine alone: the cache is stale, and so is extraction, which refine needs.
+  testing::WriteTinyBert(run.dir.file("teacher"), testing::TinyBertOptions());
+  run.log.clear();
+  s = RunRecipe(run.recipe, &run.log, {Stage::kRefine});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("stage 'extract' has not run or is out of date"), std::string::npos) << s.message();
+}
+
 // A second language for the bilingual tests: one ASCII German word per tiny English word (the tiny
 // teacher's tokenizer spells words it does not know with letter pieces).
 const std::map<std::string, std::string>& German() {
@@ -476,6 +511,36 @@ TEST(TrainerRecipes, EveryKeyIsDescribedAndDocumented) {
   EXPECT_NE(out.find("init.new_rows\tone of subword random\tsubword\t"), std::string::npos) << out;
 }
 
+std::string TrainCommand() { return std::string(swe::test::TrainerPath()) + " train --quiet --recipe "; }
+
+// Runs `swe-trainer train` on `recipe`, sends SIGINT once `file` exists, expects exit status 130 and
+// returns what the program wrote to stderr.
+std::string InterruptWhenExists(const std::string& recipe, const std::string& file) {
+  const std::string err_path = recipe + ".stderr";
+  const std::string shell = "exec " + TrainCommand() + recipe + " 2> " + err_path;
+  const pid_t pid = fork();  // the strings are made before it
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 120000 && !std::filesystem::exists(file); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  kill(pid, SIGINT);
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  const std::string err = testing::ReadFile(err_path);
+  EXPECT_TRUE(WIFEXITED(status)) << WTERMSIG(status) << " " << err;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  EXPECT_NE(err.find("interrupted; saving the checkpoint after this batch"), std::string::npos) << err;
+  EXPECT_NE(err.find("interrupted; the stages that finished are kept: run the same command to resume"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find(recipe), std::string::npos) << err;
+  return err;
+}
+
 // SIGINT during extraction: the batch finishes, the checkpoint is saved, the program says how to
 // resume and exits 130; the same command then resumes extraction from the checkpoint (vocab and
 // sample up to date) and ends with the vectors of a run that was not interrupted, bit for bit.
@@ -486,30 +551,10 @@ TEST(TrainerEndToEnd, AnInterruptedRunSaysHowToResumeAndResumes) {
   json recipe = BaseRecipe(dir);
   recipe["sample"]["per_word"] = 2000;  // every corpus sentence: seconds of extraction
   testing::WriteFile(dir.file("recipe.json"), recipe.dump());
-  const std::string command = std::string(swe::test::TrainerPath()) + " train --quiet --recipe ";
-  const std::string shell = "exec " + command + dir.file("recipe.json") + " 2> " + dir.file("stderr.txt");
-  const pid_t pid = fork();  // the strings are made before it
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const std::string command = TrainCommand();
   // The first periodic checkpoint (after 100 batches of the 512): extraction is under way.
-  for (int i = 0; i < 60000 && !std::filesystem::exists(dir.file("work/extract.checkpoint")); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(std::filesystem::exists(dir.file("work/extract.checkpoint")));
-  kill(pid, SIGINT);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  const std::string err = testing::ReadFile(dir.file("stderr.txt"));
-  ASSERT_TRUE(WIFEXITED(status)) << WTERMSIG(status) << " " << err;
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_NE(err.find("interrupted; saving the checkpoint after this batch"), std::string::npos) << err;
+  const std::string err = InterruptWhenExists(dir.file("recipe.json"), dir.file("work/extract.checkpoint"));
   EXPECT_NE(err.find("extract: interrupted after "), std::string::npos) << err;
-  EXPECT_NE(err.find("interrupted; the stages that finished are kept: run the same command to resume"), std::string::npos)
-      << err;
-  EXPECT_NE(err.find(dir.file("recipe.json")), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("work/extract.json")));
   EXPECT_TRUE(std::filesystem::exists(dir.file("work/extract.checkpoint")));
 
@@ -533,6 +578,44 @@ TEST(TrainerEndToEnd, AnInterruptedRunSaysHowToResumeAndResumes) {
     EXPECT_FALSE(resumed.empty()) << file;
     EXPECT_TRUE(resumed == testing::ReadFile(dir.file(std::string("work2/") + file))) << file;
   }
+}
+
+// SIGINT during refinement: the batch finishes, refine.checkpoint is saved (the table, the optimiser,
+// the shuffling, early stopping); the same command resumes refinement from it and ends with the
+// refined table of a run that was not interrupted, bit for bit.
+TEST(TrainerEndToEnd, AnInterruptedRefinementResumesToTheSameTable) {
+  TempDir dir;
+  testing::WriteFile(dir.file("corpus.txt.zst"), testing::Zstd(testing::TinyCorpus(3000, 9)));
+  testing::WriteTinyBert(dir.file("teacher"), testing::TinyBertOptions());
+  json recipe = BaseRecipe(dir);
+  recipe["sample"]["sentences"] = 2000;
+  recipe["refine"].update({{"batch_size", 8}, {"max_epochs", 30}, {"patience", 30}, {"lr", 0.0005}});
+  testing::WriteFile(dir.file("recipe.json"), recipe.dump());
+  // The first epoch's checkpoint: refinement is under way.
+  const std::string err = InterruptWhenExists(dir.file("recipe.json"), dir.file("work/refine.checkpoint"));
+  EXPECT_NE(err.find("refine: interrupted after "), std::string::npos) << err;
+  EXPECT_NE(err.find("checkpoint saved in " + dir.file("work/refine.checkpoint")), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("work/refine.json")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("work/refine.checkpoint")));
+
+  int rc = 0;
+  std::string out = RunCommand(TrainCommand() + dir.file("recipe.json"), &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("extract: up to date"), std::string::npos) << out;
+  EXPECT_NE(out.find("refine: resumed from the checkpoint at epoch "), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("work/refine.checkpoint")));  // done: removed
+
+  recipe["work_dir"] = dir.file("work2");
+  recipe["export"]["path"] = dir.file("out2/tiny.swe");
+  testing::WriteFile(dir.file("recipe2.json"), recipe.dump());
+  out = RunCommand(TrainCommand() + dir.file("recipe2.json"), &rc);
+  EXPECT_EQ(rc, 0) << out;
+  const std::string resumed = testing::ReadFile(dir.file("work/refined.swm"));
+  EXPECT_FALSE(resumed.empty());
+  EXPECT_TRUE(resumed == testing::ReadFile(dir.file("work2/refined.swm")));
+  const json a = json::parse(testing::ReadFile(dir.file("work/refine.json")));
+  const json b = json::parse(testing::ReadFile(dir.file("work2/refine.json")));
+  EXPECT_EQ(a["stats"]["heldout_loss"], b["stats"]["heldout_loss"]);
 }
 
 }  // namespace

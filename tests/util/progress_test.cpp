@@ -50,6 +50,27 @@ TEST(Progress, WritesLinesWhenNotATerminalWithTheShareOfWorkDone) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 2) << out;
 }
 
+// A run resumed at 1,000 of 2,000 steps: its rate and ETA count only the steps it did itself (counting
+// the checkpoint's would make the rate high and the ETA short).
+TEST(Progress, AResumedRunsRateAndEtaCountOnlyItsOwnWork) {
+  std::string out = CaptureStderr([] {
+    Progress::SetLinesWhenNotTerminal(true, 0);
+    Progress p("refine", 2000, "steps");
+    p.SetStart(1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    p.Update(1010);  // 10 steps in >= 50 ms: at most 200/s, and 990 left take >= 4.9 s
+    Progress::SetLinesWhenNotTerminal(false);
+  });
+  const size_t at = out.find("refine:  50%  1010/2000 steps  ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const double rate = std::stod(out.substr(at + 31));
+  EXPECT_LE(rate, 200) << out;
+  const size_t eta = out.find("ETA ", at);
+  ASSERT_NE(eta, std::string::npos) << out;
+  const std::string left = out.substr(eta + 4, out.find('\n', eta) - eta - 4);
+  EXPECT_TRUE(left.find('m') != std::string::npos || std::stoi(left) >= 4) << out;
+}
+
 TEST(Progress, QuietWhenNotATerminalUnlessAsked) {
   std::string out = CaptureStderr([] {
     Progress p("extract", 10, "sentences");

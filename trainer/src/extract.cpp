@@ -131,6 +131,7 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
   double total_bytes = 0, done_bytes = 0;
   for (const SampledSentence& s : samples) total_bytes += static_cast<double>(s.text.size());
   for (size_t i = 0; i < first; ++i) done_bytes += static_cast<double>(samples[order[i]].text.size());
+  progress.SetStart(first, total_bytes > 0 ? done_bytes / total_bytes : 0);  // resumed: the ETA from the work left
   std::vector<std::string> texts;
   std::vector<std::vector<WordSpan>> spans;
   std::vector<std::vector<uint32_t>> span_rows;

@@ -62,10 +62,10 @@ const char kUsage[] =
     "  --version, --help\n";
 
 // SIGINT / SIGTERM while stages run: each finished stage's marker is already written, so the same
-// command resumes at the interrupted stage. Extraction (a StopPoint) is asked to finish its batch and
-// save its checkpoint, and Run says how to resume when it returns; any other stage, or a second
-// signal, ends the program at once, saying the same. The messages are made before the handler is
-// installed (no allocation there).
+// command resumes at the interrupted stage. Extraction and refinement (StopPoints) are asked to finish
+// their batch and save their checkpoint, and Run says how to resume when it returns; any other stage,
+// or a second signal, ends the program at once, saying the same. The messages are made before the
+// handler is installed (no allocation there).
 std::string g_resume_message;
 std::string g_stopping_message = "\nswe-trainer: interrupted; saving the checkpoint after this batch (again to quit now)\n";
 

@@ -3,7 +3,9 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <sstream>
 
+#include "corpus.h"
 #include "refine_internal.h"
 
 namespace swe::trainer {
@@ -52,6 +54,38 @@ torch::Tensor Polar(const torch::Tensor& m) {
 
 torch::Tensor Double(const float* p, uint32_t rows, uint32_t cols) {
   return torch::from_blob(const_cast<float*>(p), {rows, cols}, torch::kFloat32).to(torch::kFloat64);
+}
+
+// The objectives' settings and data, for the checkpoint's key (refine.h, RefineOptions::checkpoint_key).
+std::string ObjectivesDigest(const std::vector<Objective>& objectives) {
+  uint64_t h = Fnv1a64("objectives");
+  auto bytes = [&h](const void* data, size_t n) { h = Fnv1a64(std::string_view(static_cast<const char*>(data), n), h); };
+  auto sentences = [&bytes](const std::vector<std::vector<uint32_t>>& all) {
+    for (const std::vector<uint32_t>& rows : all) {
+      const uint64_t n = rows.size();
+      bytes(&n, sizeof n);
+      bytes(rows.data(), n * sizeof(uint32_t));
+    }
+  };
+  for (const Objective& o : objectives) {
+    const ObjectiveSpec& spec = o.spec;
+    std::ostringstream text;
+    text.precision(17);
+    text << ObjectiveName(spec.kind) << " " << spec.weight << " " << spec.tau << " " << spec.triples << spec.symmetric
+         << spec.hard_negatives << " " << spec.euclidean << " " << spec.cosine << " " << spec.orthogonal_map;
+    for (const PrefixLoss& p : spec.matryoshka) text << " " << p.dims << ":" << p.weight;
+    text << "\n";
+    h = Fnv1a64(text.str(), h);
+    if (spec.kind == ObjectiveKind::kContrastive && o.tuples != nullptr) {
+      sentences(o.tuples->anchor);
+      sentences(o.tuples->positive);
+      sentences(o.tuples->negative);
+    } else if (o.sentences != nullptr) {
+      sentences(o.sentences->sentences);
+      bytes(o.sentences->teacher.data.data(), o.sentences->teacher.data.size() * sizeof(float));
+    }
+  }
+  return HexU64(h);
 }
 
 Status CheckObjective(const Objective& o, const RefineOptions& options, uint64_t rows, uint64_t dims, size_t* n) {
@@ -209,12 +243,10 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         for (const torch::Tensor& m : maps) m.copy_(Polar(m));
       };
     }
-    torch::Tensor scale, best_scale;  // word weights: the trained scales and those of the best epoch
+    torch::Tensor scale;  // word weights: trained with the table; Train leaves the best epoch's values
     if (options.word_weights) {
       scale = torch::ones({start.size(0)}, start.options()).requires_grad_(true);
-      best_scale = scale.detach().clone();
       extra.tensors.push_back(scale);
-      extra.on_best = [scale, &best_scale]() { best_scale = scale.detach().clone(); };
       for (LossTerm& term : terms) {
         term.loss = [loss = term.loss, scale](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
                                               size_t end) {
@@ -224,9 +256,11 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
         };
       }
     }
-    Train(terms, options, extra, table, report);
+    RefineOptions keyed = options;  // a checkpoint is for this data only
+    if (!keyed.checkpoint.empty()) keyed.checkpoint_key += " " + ObjectivesDigest(objectives);
+    Train(terms, keyed, extra, table, report);
     if (options.word_weights) {  // fold the scales into the rows: the model the losses saw
-      best_scale = best_scale.to(torch::kCPU).contiguous();
+      const torch::Tensor best_scale = scale.detach().to(torch::kCPU).contiguous();
       const float* s = best_scale.data_ptr<float>();
       for (uint64_t r = 0; r < table->rows; ++r) {
         for (uint64_t c = 0; c < table->cols; ++c) table->row(r)[c] *= s[r];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -56,7 +57,35 @@ Status Runner::ReadMarker(Stage s, json* out) const {
   return Status::Ok();
 }
 
-// The files a stage reads besides the work directory's (the teacher is named by the recipe only).
+bool Runner::RefineUsesTeacher() const {
+  for (const ObjectiveSpec& o : r_.objectives) {
+    if (o.kind != ObjectiveKind::kContrastive) return true;
+  }
+  return false;
+}
+
+// Every file under the teacher's directory, sorted (none when it is not here).
+std::vector<std::string> Runner::TeacherFiles() const {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(r_.teacher.path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The teacher's files as one digest; "" when its directory is not here.
+std::string Runner::TeacherDigest() const {
+  const std::vector<std::string> files = TeacherFiles();
+  uint64_t h = Fnv1a64("teacher");
+  for (const std::string& path : files) h = Fnv1a64(path.substr(r_.teacher.path.size()) + " " + Digest(path) + "\n", h);
+  return files.empty() ? "" : HexU64(h);
+}
+
+// The files a stage reads besides the work directory's: the corpus, init.model, the objectives' data
+// and the teacher's files (for extract, and for refine when it needs the teacher's sentence vectors).
 std::vector<std::string> Runner::Inputs(Stage s) const {
   std::vector<std::string> files;
   const bool init = !r_.init_model.empty();
@@ -67,15 +96,31 @@ std::vector<std::string> Runner::Inputs(Stage s) const {
       for (const TupleFile& f : o.data) files.push_back(f.path);
     }
   }
+  if (s == Stage::kExtract || (s == Stage::kRefine && RefineUsesTeacher())) {
+    const std::vector<std::string> teacher = TeacherFiles();
+    files.insert(files.end(), teacher.begin(), teacher.end());
+  }
   return files;
 }
 
-// "size:fnv1a64" of the file's bytes (once per run and file); "" when it cannot be read.
+// "size:fnv1a64" of the file's bytes (once per run and file, read in pieces: a teacher's weights can
+// be gigabytes); "" when it cannot be read.
 std::string Runner::Digest(const std::string& path) const {
   auto it = digests_.find(path);
   if (it != digests_.end()) return it->second;
-  std::string bytes, digest;
-  if (ReadTextFile(path, &bytes).ok()) digest = std::to_string(bytes.size()) + ":" + HexU64(Fnv1a64(bytes));
+  std::string digest;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f != nullptr) {
+    std::vector<char> buf(1 << 20);
+    uint64_t h = Fnv1a64(""), size = 0;
+    size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+      h = Fnv1a64(std::string_view(buf.data(), n), h);
+      size += n;
+    }
+    if (!std::ferror(f)) digest = std::to_string(size) + ":" + HexU64(h);
+    std::fclose(f);
+  }
   return digests_[path] = digest;
 }
 
@@ -132,8 +177,7 @@ Status Runner::Plan(std::vector<bool>* runs) const {
 Status Runner::CheckInputs(const std::vector<bool>& runs) const {
   auto runs_stage = [&](Stage s) { return runs[static_cast<int>(s)]; };
   const bool refine = runs_stage(Stage::kRefine);
-  bool kd = false;
-  for (const ObjectiveSpec& o : r_.objectives) kd = kd || o.kind != ObjectiveKind::kContrastive;
+  const bool kd = RefineUsesTeacher();
   const bool init = !r_.init_model.empty();
   if (refine) {  // the objectives' files, then the model refine starts from
     Status st = CheckContrastiveFiles(r_.objectives);

@@ -1,12 +1,14 @@
 // The refine stage: the student (the PCA table or init.model), its sentences and teacher vectors,
 // the objectives' data, training, and the optional compression.
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
 #include "compress.h"
 #include "extract.h"
+#include "interrupt.h"
 #include "objectives.h"
 #include "pca.h"
 #include "pipeline_runner.h"
@@ -99,10 +101,15 @@ std::string Runner::TeacherCacheKey() const {
   return HexU64(Fnv1a64(std::to_string(r_.refine_sentences), key));
 }
 
+// teacher_cache.key: the key, then the digest of the teacher's files; a teacher that is not here
+// counts as unchanged (a finished run refined again elsewhere).
 bool Runner::TeacherCached() const {
-  std::string cached_key;
-  return ReadTextFile(Path("teacher_cache.key"), &cached_key).ok() && cached_key == TeacherCacheKey() &&
-         FileExists(Path("teacher_cache.swm"));
+  std::string cached;
+  if (!ReadTextFile(Path("teacher_cache.key"), &cached).ok() || !FileExists(Path("teacher_cache.swm"))) return false;
+  const size_t line = cached.find('\n');
+  const std::string teacher = TeacherDigest();
+  return cached.substr(0, line) == TeacherCacheKey() &&
+         (teacher.empty() || (line != std::string::npos && cached.substr(line + 1) == teacher));
 }
 
 Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) const {
@@ -137,7 +144,7 @@ Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) con
   data->teacher.data.assign(texts.size() * model->dims(), 0.0f);
   SWE_RETURN_IF_ERROR(EncodeSentences(*model, texts, r_.teacher_batch, "teacher", data->teacher.data.data()));
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data->teacher));
-  return WriteTextFile(Path("teacher_cache.key"), cache_key);
+  return WriteTextFile(Path("teacher_cache.key"), cache_key + "\n" + TeacherDigest());
 }
 
 // The compress section: a projection fitted on student sentence vectors, folded into the table.
@@ -165,8 +172,7 @@ Status Runner::Refine(json* stats) {
   RowsFn rows;
   uint64_t base_rows = 0;
   SWE_RETURN_IF_ERROR(Student(&table, &rows, &base_rows));
-  bool teacher = false;
-  for (const ObjectiveSpec& o : r_.objectives) teacher = teacher || o.kind != ObjectiveKind::kContrastive;
+  const bool teacher = RefineUsesTeacher();
   RefineData sentences;
   if (teacher || r_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Sentences(rows, teacher, &sentences));
   std::string device;
@@ -193,7 +199,17 @@ Status Runner::Refine(json* stats) {
     ro.device = device;
     if (r_.train_new_rows) ro.frozen_rows = base_rows;
     ro.log = [this](const std::string& line) { Log(line); };
-    SWE_RETURN_IF_ERROR(RefineObjectives(objectives, ro, &table, &report));
+    ro.checkpoint = Path("refine.checkpoint");
+    ro.checkpoint_key = Key(Stage::kRefine);  // with the data and the table, which RefineObjectives digests
+    ro.stop = StopRequested;
+    {
+      StopPoint stop_point;  // SIGINT/SIGTERM now end the batch and save the checkpoint
+      SWE_RETURN_IF_ERROR(RefineObjectives(objectives, ro, &table, &report));
+    }
+    if (report.interrupted) {
+      return IoError("interrupted after " + std::to_string(report.steps) + " steps (" +
+                     std::to_string(report.heldout_loss.size()) + " epochs done); checkpoint saved in " + ro.checkpoint);
+    }
     *stats = ReportStats(r_.objectives, report);
     (*stats)["data"] = data;
     (*stats)["rows"] = table.rows;
@@ -204,7 +220,10 @@ Status Runner::Refine(json* stats) {
     Log("refine: no objective (method none)");
   }
   if (r_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Compress(sentences, device, &table, stats));
-  return WriteMatrix(Path("refined.swm"), table);
+  SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
+  std::error_code ec;
+  std::filesystem::remove(Path("refine.checkpoint"), ec);  // refined.swm holds it all now
+  return Status::Ok();
 }
 
 }  // namespace swe::trainer

@@ -28,6 +28,9 @@ class Runner {
   std::string Key(Stage s) const;
   bool UpToDate(Stage s) const;
   std::vector<std::string> Inputs(Stage s) const;
+  bool RefineUsesTeacher() const;  // an objective needs the teacher's sentence vectors
+  std::vector<std::string> TeacherFiles() const;
+  std::string TeacherDigest() const;
   std::string Digest(const std::string& path) const;
   Status WriteMarker(Stage s, const nlohmann::json& stats) const;
   Status ReadMarker(Stage s, nlohmann::json* out) const;

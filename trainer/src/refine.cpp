@@ -10,7 +10,9 @@
 #include <functional>
 #include <numeric>
 #include <random>
+#include <sstream>
 
+#include "corpus.h"
 #include "refine_internal.h"
 #include "swe/util/progress.h"
 
@@ -42,12 +44,6 @@ double Evaluate(const BatchLoss& loss, const std::vector<size_t>& idx, const Stu
   }
   return batches ? total / batches : 0.0;
 }
-
-// One term's examples: its held-out split and its shuffled training examples with a read position.
-struct TermSplit {
-  std::vector<size_t> heldout, train;
-  size_t pos = 0;
-};
 
 // The weighted held-out loss; `parts` receives each term's.
 double EvaluateAll(const std::vector<LossTerm>& terms, const std::vector<TermSplit>& splits, const StudentTable& table,
@@ -165,61 +161,145 @@ torch::Tensor ToTensor(const Matrix& m, const torch::Device& device) {
                           torch::kFloat32).clone().to(device);
 }
 
-void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, Matrix* table,
-           RefineReport* report) {
-  *report = RefineReport();
-  std::mt19937_64 rng(options.seed);
-  std::vector<TermSplit> splits(terms.size());
-  size_t largest = 0;
+namespace {
+
+// What a checkpoint must have been made under: the caller's key, libtorch's version, every option that
+// changes the training, each term's size and weight, and the initial table and extra parameters.
+std::string CheckpointKey(const std::vector<LossTerm>& terms, const RefineOptions& o, const ExtraParams& extra,
+                          const Matrix& table) {
+  std::ostringstream k;
+  k.precision(17);
+  k << o.checkpoint_key << " torch " << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR << " tau " << o.tau
+    << " batch " << o.batch_size << " lr " << o.lr << " epochs " << o.max_epochs << " patience " << o.patience
+    << " clip " << o.clip_norm << " heldout " << o.heldout << " seed " << o.seed << " frozen " << o.frozen_rows
+    << " lazy " << o.lazy_adam << " word_weights " << o.word_weights << " table " << table.rows << "x" << table.cols;
+  for (const LossTerm& t : terms) k << " term " << t.n << ":" << t.weight;
+  uint64_t h = Fnv1a64(k.str());
+  h = Fnv1a64(std::string_view(reinterpret_cast<const char*>(table.data.data()), table.data.size() * sizeof(float)), h);
+  for (const torch::Tensor& e : extra.tensors) {
+    const torch::Tensor c = e.detach().to(torch::kCPU).contiguous();
+    h = Fnv1a64(std::string_view(static_cast<const char*>(c.data_ptr()), c.nbytes()), h);
+  }
+  return HexU64(h);
+}
+
+std::string SaveAdam(const torch::optim::Adam& adam) {
+  torch::serialize::OutputArchive archive;
+  adam.save(archive);
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, size_t n) {
+    bytes.append(static_cast<const char*>(data), n);
+    return n;
+  });
+  return bytes;
+}
+
+void LoadAdam(const std::string& bytes, torch::optim::Adam* adam) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(bytes.data(), bytes.size());
+  adam->load(archive);
+}
+
+// Per term a seeded held-out split and the rest to train on.
+void Split(const std::vector<LossTerm>& terms, const RefineOptions& options, TrainState* st) {
+  st->splits.assign(terms.size(), TermSplit());
   for (size_t t = 0; t < terms.size(); ++t) {
     const size_t n = terms[t].n;
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
+    std::shuffle(order.begin(), order.end(), st->rng);
     size_t held = std::max<size_t>(2, static_cast<size_t>(options.heldout * static_cast<double>(n) + 0.5));
     if (held > n - 2) held = n - 2;
-    splits[t].heldout.assign(order.begin(), order.begin() + held);
-    splits[t].train.assign(order.begin() + held, order.end());
-    report->train_sentences += splits[t].train.size();
-    report->heldout_sentences += held;
-    if (splits[t].train.size() > splits[largest].train.size()) largest = t;
+    st->splits[t].heldout.assign(order.begin(), order.begin() + held);
+    st->splits[t].train.assign(order.begin() + held, order.end());
+    st->report.train_sentences += st->splits[t].train.size();
+    st->report.heldout_sentences += held;
+  }
+}
+
+}  // namespace
+
+void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, Matrix* table,
+           RefineReport* report) {
+  TrainState st;
+  st.rng.seed(options.seed);
+  Split(terms, options, &st);
+  size_t largest = 0;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (st.splits[t].train.size() > st.splits[largest].train.size()) largest = t;
   }
   torch::manual_seed(options.seed);
   const int64_t rows = static_cast<int64_t>(table->rows), d = static_cast<int64_t>(table->cols);
-  torch::Tensor weights = ToTensor(*table, torch::Device(options.device)).requires_grad_(true);
+  st.table = ToTensor(*table, torch::Device(options.device)).requires_grad_(true);
+  if (options.lazy_adam) {
+    st.lazy_m = torch::zeros_like(st.table).detach();
+    st.lazy_v = torch::zeros_like(st.table).detach();
+  }
+  st.extra = extra.tensors;
+  const std::string key = options.checkpoint.empty() ? "" : CheckpointKey(terms, options, extra, *table);
+  std::string why;
+  const bool resumed = !options.checkpoint.empty() && ReadTrainState(options.checkpoint, key, &st, &why);
+  if (!why.empty() && options.log) options.log("refine: " + options.checkpoint + " ignored: " + why);
   // Lazy Adam: the table gets sparse gradients and its own row-wise Adam; torch's Adam keeps the rest.
-  const StudentTable student{weights, options.lazy_adam};
+  const StudentTable student{st.table, options.lazy_adam};
   std::vector<torch::Tensor> params = extra.tensors;
-  if (!options.lazy_adam) params.insert(params.begin(), weights);
+  if (!options.lazy_adam) params.insert(params.begin(), st.table);
   std::unique_ptr<torch::optim::Adam> adam;
   if (!params.empty()) adam = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(options.lr));
-  LazyAdam lazy;
-  if (options.lazy_adam) {
-    lazy.m = torch::zeros_like(weights).detach();
-    lazy.v = torch::zeros_like(weights).detach();
-    lazy.lr = options.lr;
+  if (resumed && adam && !st.adam.empty()) LoadAdam(st.adam, adam.get());
+  LazyAdam lazy{st.lazy_m, st.lazy_v, options.lr};
+  const uint64_t steps_per_epoch = (st.splits[largest].train.size() - 2) / options.batch_size + 1;
+  if (!resumed) {
+    st.report.initial_heldout = st.report.best_heldout =
+        EvaluateAll(terms, st.splits, student, options.batch_size, &st.report.initial_parts);
+    st.report.best_parts = st.report.initial_parts;
+    st.best = st.table.detach().clone();
+    for (const torch::Tensor& e : st.extra) st.best_extra.push_back(e.detach().clone());
+  } else if (options.log) {
+    options.log(st.done ? "refine: resumed from the checkpoint: training had finished (" +
+                              std::to_string(st.report.heldout_loss.size()) + " epochs)"
+                        : "refine: resumed from the checkpoint at epoch " + std::to_string(st.epoch) + ", step " +
+                              std::to_string(st.batch) + " of " + std::to_string(steps_per_epoch));
   }
-  report->initial_heldout = report->best_heldout =
-      EvaluateAll(terms, splits, student, options.batch_size, &report->initial_parts);
-  report->best_parts = report->initial_parts;
-  torch::Tensor best = weights.detach().clone();
-  uint32_t since_best = 0;
-  const uint64_t steps_per_epoch = (splits[largest].train.size() - 2) / options.batch_size + 1;
+  const uint64_t resumed_at = resumed ? st.step : 0;
+  auto finish = [&](bool interrupted) {
+    *report = st.report;
+    report->steps = st.step;
+    report->resumed_at = resumed_at;
+    report->interrupted = interrupted;
+  };
+  // At an epoch's end the checkpoint is written unless the last one was written less than ten times its
+  // own writing time ago, so that writing costs at most about a tenth of the time (a large table on a
+  // GPU takes longer to write than an epoch); when stopping, always.
+  auto last_written = std::chrono::steady_clock::now();
+  double writing = 0;  // seconds the last write took
+  auto save = [&](bool always) {
+    auto now = std::chrono::steady_clock::now();
+    if (options.checkpoint.empty() || (!always && std::chrono::duration<double>(now - last_written).count() < 10 * writing)) {
+      return;
+    }
+    if (adam) st.adam = SaveAdam(*adam);
+    const Status s = WriteTrainState(options.checkpoint, key, st);
+    if (!s.ok()) throw std::runtime_error("cannot save the checkpoint: " + s.message());
+    last_written = std::chrono::steady_clock::now();
+    writing = std::chrono::duration<double>(last_written - now).count();
+  };
   util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
-  uint64_t step = 0;
+  progress.SetStart(st.step);  // a resumed run: its ETA from the steps left
   const auto started = std::chrono::steady_clock::now();
-  for (uint32_t epoch = 1; epoch <= options.max_epochs; ++epoch) {
+  while (!st.done) {
     const auto epoch_started = std::chrono::steady_clock::now();
-    for (TermSplit& s : splits) s.pos = s.train.size();  // reshuffled at their first batch
-    double total = 0;
-    for (uint64_t b = 0; b < steps_per_epoch; ++b) {
+    if (st.batch == 0) {
+      for (TermSplit& s : st.splits) s.pos = s.train.size();  // reshuffled at their first batch
+    }
+    while (st.batch < steps_per_epoch) {
       if (adam) adam->zero_grad();
-      weights.mutable_grad() = torch::Tensor();
+      st.table.mutable_grad() = torch::Tensor();
       torch::Tensor l;
       for (size_t t = 0; t < terms.size(); ++t) {
-        TermSplit& s = splits[t];
+        TermSplit& s = st.splits[t];
         if (s.pos + 2 > s.train.size()) {
-          std::shuffle(s.train.begin(), s.train.end(), rng);
+          std::shuffle(s.train.begin(), s.train.end(), st.rng);
           s.pos = 0;
         }
         const size_t begin = s.pos, end = std::min(s.train.size(), begin + options.batch_size);
@@ -229,44 +309,60 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
       }
       l.backward();
       torch::Tensor touched, grads;
-      MaskFrozen(weights, options.frozen_rows, &touched, &grads);
+      MaskFrozen(st.table, options.frozen_rows, &touched, &grads);
       if (options.lazy_adam) {
         if (options.clip_norm > 0) ClipSparse(grads, extra.tensors, options.clip_norm);
-        if (touched.defined() && touched.numel() > 0) lazy.Step(weights, touched, grads, static_cast<int64_t>(step + 1));
+        if (touched.defined() && touched.numel() > 0) lazy.Step(st.table, touched, grads, static_cast<int64_t>(st.step + 1));
       } else if (options.clip_norm > 0) {
         torch::nn::utils::clip_grad_norm_(params, options.clip_norm);
       }
       if (adam) adam->step();
       if (extra.after_step) extra.after_step();
-      total += l.item<double>();
-      progress.Update(++step);
+      st.epoch_loss += l.item<double>();
+      ++st.batch;
+      progress.Update(++st.step);
+      if (st.batch < steps_per_epoch && options.stop && options.stop()) {  // (at the epoch's end: below)
+        save(true);
+        return finish(true);
+      }
     }
     std::vector<double> parts;
-    double held_loss = EvaluateAll(terms, splits, student, options.batch_size, &parts);
-    report->train_loss.push_back(total / static_cast<double>(steps_per_epoch));
-    report->heldout_loss.push_back(held_loss);
+    const double held_loss = EvaluateAll(terms, st.splits, student, options.batch_size, &parts);
+    RefineReport& r = st.report;
+    r.train_loss.push_back(st.epoch_loss / static_cast<double>(steps_per_epoch));
+    r.heldout_loss.push_back(held_loss);
     if (options.log) {
       const auto now = std::chrono::steady_clock::now();
       char line[192];  // the epoch's own time (held-out evaluation included), then the time since refine began
       std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (epoch %.1f s, total %.1f s)",
-                    epoch, report->train_loss.back(), held_loss,
+                    st.epoch, r.train_loss.back(), held_loss,
                     std::chrono::duration<double>(now - epoch_started).count(),
                     std::chrono::duration<double>(now - started).count());
       options.log(line);
     }
-    if (held_loss < report->best_heldout) {
-      report->best_heldout = held_loss;
-      report->best_parts = parts;
-      report->best_epoch = epoch;
-      best = weights.detach().clone();
-      if (extra.on_best) extra.on_best();
-      since_best = 0;
-    } else if (++since_best >= options.patience) {
-      break;
+    if (held_loss < r.best_heldout) {
+      r.best_heldout = held_loss;
+      r.best_parts = parts;
+      r.best_epoch = st.epoch;
+      st.best = st.table.detach().clone();
+      for (size_t i = 0; i < st.extra.size(); ++i) st.best_extra[i] = st.extra[i].detach().clone();
+      st.since_best = 0;
+    } else if (++st.since_best >= options.patience) {
+      st.done = true;
     }
+    st.done = st.done || st.epoch == options.max_epochs;
+    ++st.epoch;
+    st.batch = 0;
+    st.epoch_loss = 0;
+    const bool stop = !st.done && options.stop && options.stop();
+    save(stop);
+    if (stop) return finish(true);
   }
-  best = best.to(torch::kCPU).contiguous();
+  const torch::Tensor best = st.best.to(torch::kCPU).contiguous();
   std::copy(best.data_ptr<float>(), best.data_ptr<float>() + rows * d, table->data.begin());
+  torch::NoGradGuard guard;
+  for (size_t i = 0; i < st.extra.size(); ++i) st.extra[i].copy_(st.best_extra[i]);
+  finish(false);
 }
 
 Status CheckCommon(size_t n, const char* what, const RefineOptions& options) {

@@ -53,6 +53,14 @@ struct RefineOptions {
   // format's `weights` computes, as sentence vectors are normalised).
   bool word_weights = false;
   std::function<void(const std::string&)> log;  // optional: one line per epoch (held-out loss, seconds)
+  // The checkpoint: the whole training state (table, optimiser moments and steps, the shuffling
+  // generator and position, the losses, the best table and early stopping's count), written when `stop`
+  // says so and at an epoch's end (skipped while writing would take over a tenth of the time). A run with the same checkpoint_key, options, data sizes and
+  // initial table resumes from it and ends with the same table, bit for bit, as a run that was not
+  // stopped; another one, or a damaged file, is ignored (with a log line). "" = none.
+  std::string checkpoint;
+  std::string checkpoint_key;  // the caller's digest of what the options do not show (the data)
+  std::function<bool()> stop;  // asked after each batch: true = save the checkpoint and return
 };
 
 struct RefineData {
@@ -71,6 +79,9 @@ struct RefineReport {
   std::vector<double> initial_parts, best_parts; // held-out loss of each objective (unweighted)
   uint32_t best_epoch = 0;                       // 0 = the initial table was best
   uint64_t train_sentences = 0, heldout_sentences = 0;  // examples: sentences (KD) or pairs (contrastive)
+  uint64_t steps = 0;        // optimiser steps done, by this run and the one it resumed
+  uint64_t resumed_at = 0;   // steps done by the checkpoint this run resumed from (0 = none)
+  bool interrupted = false;  // `stop` said so: the checkpoint holds the work so far, the table is unchanged
 };
 
 // Trains `table` (rows x d, in place) and leaves the best table (lowest held-out loss) in it.

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,13 +54,46 @@ struct LossTerm {
 struct ExtraParams {
   std::vector<torch::Tensor> tensors;
   std::function<void()> after_step;
-  std::function<void()> on_best;  // called when the held-out loss reaches a new best (keep a copy)
 };
+
+// One term's examples: its held-out split and its shuffled training examples with a read position.
+struct TermSplit {
+  std::vector<size_t> heldout, train;
+  size_t pos = 0;
+};
+
+// Where Train is, all of it: what a checkpoint holds, so that a run resumed from one goes on exactly
+// as the run that wrote it would have (the same table, bit for bit).
+struct TrainState {
+  uint32_t epoch = 1;       // the epoch under way
+  uint64_t batch = 0;       // its batches done
+  uint64_t step = 0;        // optimiser steps, all epochs
+  double epoch_loss = 0;    // the sum of its batches' losses so far
+  uint32_t since_best = 0;  // epochs without a better held-out loss
+  bool done = false;        // training has ended (early stopping or the last epoch)
+  std::mt19937_64 rng;      // shuffles the training examples
+  std::vector<TermSplit> splits;
+  RefineReport report;      // the losses so far and the best epoch's
+  torch::Tensor table, best;         // the table trained and the best one so far
+  torch::Tensor lazy_m, lazy_v;      // lazy Adam's moments (undefined with torch's Adam)
+  std::vector<torch::Tensor> extra;       // ExtraParams::tensors
+  std::vector<torch::Tensor> best_extra;  // their values at the best epoch
+  std::string adam;                  // torch's Adam (moments, step counts) as its archive; "" = none
+};
+
+// refine_checkpoint.cpp: `state` written atomically to `path` under `key` (a digest of everything the
+// training depends on), and read back over the fresh state of the same run: false with `why` when there
+// is no file, it was made under another key, or it is damaged or does not fit (other shapes, other
+// examples); then `state` is unchanged. Tensors are copied into the state's own (optimisers and losses
+// hold them); the rest is replaced.
+Status WriteTrainState(const std::string& path, const std::string& key, const TrainState& state);
+bool ReadTrainState(const std::string& path, const std::string& key, TrainState* state, std::string* why);
 
 // The training loop every objective shares: per term a seeded held-out split, Adam with gradient-norm
 // clipping over shuffled batches (one batch of every term per step, the smaller terms cycling; an
 // epoch is one pass over the largest term), the weighted held-out loss after every epoch, early
-// stopping, and the best table copied back into `table`. Torch errors are thrown (callers catch them).
+// stopping, and the best table copied back into `table` (the extra parameters set to their values at
+// the best epoch too). Torch errors are thrown (callers catch them).
 void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, Matrix* table,
            RefineReport* report);
 

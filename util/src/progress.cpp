@@ -58,6 +58,11 @@ Progress::Progress(std::string label, uint64_t total, std::string unit)
 
 Progress::~Progress() { Finish(); }
 
+void Progress::SetStart(uint64_t done, double work_done) {
+  start_done_ = done_ = done;
+  start_work_ = work_ = work_done;
+}
+
 void Progress::Update(uint64_t done) { Update(done, -1); }
 
 void Progress::Update(uint64_t done, double work_done) {
@@ -90,7 +95,7 @@ std::string Progress::Amount(uint64_t n) const {
 
 void Progress::Draw(bool final) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
+  const double rate = elapsed > 0 ? static_cast<double>(done_ - std::min(done_, start_done_)) / elapsed : 0;
   const std::string unit = unit_ == "bytes" ? " MB" : unit_.empty() ? "" : " " + unit_;
   const std::string time = final ? "done in " + FormatDuration(elapsed) : FormatDuration(elapsed);
   const char* start = mode_ == 1 ? "\r" : "";
@@ -100,10 +105,12 @@ void Progress::Draw(bool final) {
                  time.c_str(), end);
   } else {
     constexpr int kWidth = 30;
-    const double counted = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
-    const double fraction = work_ >= 0 ? std::min(1.0, work_) : counted;
-    // The ETA: the time so far scaled by the work left (not by the units left).
-    const std::string eta = final || fraction <= 0 ? time : "ETA " + FormatDuration(elapsed * (1 - fraction) / fraction);
+    auto share = [this](uint64_t done, double work) {
+      return work >= 0 ? std::min(1.0, work) : std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
+    };
+    const double fraction = share(done_, work_), since = fraction - share(start_done_, start_work_);
+    // The ETA: the time so far scaled by the work left (not by the units left), both since the start.
+    const std::string eta = final || since <= 0 ? time : "ETA " + FormatDuration(elapsed * (1 - fraction) / since);
     std::string bar;
     if (mode_ == 1) {
       const int filled = static_cast<int>(fraction * kWidth);

@@ -25,6 +25,9 @@ class Progress {
   // sentences processed shortest first): the bar and the ETA follow it, the count shows `done`.
   void Update(uint64_t done, double work_done);
   void SetTotal(uint64_t total) { total_ = total; }
+  // What was done before this Progress began (a run resumed from a checkpoint): `done` units, and
+  // `work_done` (as in Update; < 0: done / total). The rate and the ETA count only the work since.
+  void SetStart(uint64_t done, double work_done = -1);
   // Draws the final state and ends the line (once; the destructor calls it too).
   void Finish();
 
@@ -43,6 +46,8 @@ class Progress {
   std::string label_, unit_;
   uint64_t total_, done_ = 0;
   double work_ = -1;  // < 0: done_ / total_
+  uint64_t start_done_ = 0;
+  double start_work_ = -1;  // < 0: start_done_ / total_
   int mode_;          // 0 off, 1 bar, 2 lines
   bool finished_ = false;
   std::chrono::steady_clock::time_point start_, last_draw_;
