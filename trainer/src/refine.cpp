@@ -255,6 +255,7 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
     st.report.best_parts = st.report.initial_parts;
     st.best = st.table.detach().clone();
     for (const torch::Tensor& e : st.extra) st.best_extra.push_back(e.detach().clone());
+    st.done = options.max_epochs == 0;  // scoring only: the held-out loss of the table as it is
   } else if (options.log) {
     options.log(st.done ? "refine: resumed from the checkpoint: training had finished (" +
                               std::to_string(st.report.heldout_loss.size()) + " epochs)"
