@@ -125,7 +125,7 @@ torch::Tensor InitialMap(const Objective& o, const torch::Tensor& teacher, const
   torch::NoGradGuard guard;
   std::vector<size_t> all(std::min<size_t>(o.sentences->sentences.size(), 20000));
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  torch::Tensor s = StudentVectors({table}, o.sentences->sentences, all, 0, all.size());
+  torch::Tensor s = StudentVectors(StudentTable{table, false, torch::Tensor()}, o.sentences->sentences, all, 0, all.size());
   torch::Tensor t = teacher.narrow(0, 0, static_cast<int64_t>(all.size()));
   return Polar(torch::matmul(t.t(), s)).contiguous();
 }
@@ -141,13 +141,19 @@ const char* ObjectiveName(ObjectiveKind kind) {
   return "?";
 }
 
+// The spec of a loss computed outside training (the tests' entry points below).
+static ObjectiveSpec LossSpec(const std::vector<PrefixLoss>& matryoshka) {
+  ObjectiveSpec spec;
+  spec.matryoshka = matryoshka;
+  return spec;
+}
+
 double SupervisedContrastiveLoss(const float* anchor, const float* positive, const float* negative, uint32_t n,
                                  uint32_t d, double tau, bool symmetric, const std::vector<PrefixLoss>& matryoshka) {
   torch::NoGradGuard guard;
-  ObjectiveSpec spec;
+  ObjectiveSpec spec = LossSpec(matryoshka);
   spec.tau = tau;
   spec.symmetric = symmetric;
-  spec.matryoshka = matryoshka;
   torch::Tensor neg = negative ? Double(negative, n, d) : torch::Tensor();
   return ContrastivePrefixes(Double(anchor, n, d), Double(positive, n, d), neg, spec).item<double>();
 }
@@ -155,10 +161,9 @@ double SupervisedContrastiveLoss(const float* anchor, const float* positive, con
 double DistanceLoss(const float* teacher, const float* student, const float* map, uint32_t n, uint32_t dt,
                     uint32_t ds, double euclidean, double cosine, const std::vector<PrefixLoss>& matryoshka) {
   torch::NoGradGuard guard;
-  ObjectiveSpec spec;
+  ObjectiveSpec spec = LossSpec(matryoshka);
   spec.euclidean = euclidean;
   spec.cosine = cosine;
-  spec.matryoshka = matryoshka;
   return DistancePrefixes(torch::matmul(Double(teacher, n, dt), Double(map, dt, ds)), Double(student, n, ds), spec)
       .item<double>();
 }
