@@ -141,34 +141,22 @@ TEST(TrainerCorpus, ForEachSentenceSplitsAndStops) {
   CorpusOptions o;
   o.paths = {dir.file("a.txt"), dir.file("b.txt.zst")};
   o.split_sentences = true;
-  std::vector<std::string> got;
-  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
-                got.emplace_back(s);
-                return true;
-              }).ok());
-  EXPECT_EQ(got, (std::vector<std::string>{"A b.", "C d.", "E f", "G h."}));
+  auto read = [&o]() {  // every sentence ForEachSentence gives under the options of the moment
+    std::vector<std::string> got;
+    EXPECT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
+                  got.emplace_back(s);
+                  return true;
+                }).ok());
+    return got;
+  };
+  EXPECT_EQ(read(), (std::vector<std::string>{"A b.", "C d.", "E f", "G h."}));
   o.max_sentences = 2;
-  got.clear();
-  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
-                got.emplace_back(s);
-                return true;
-              }).ok());
-  EXPECT_EQ(got.size(), 2u);
+  EXPECT_EQ(read().size(), 2u);
   o.skip_sentences = 1;  // the slice after the first sentence, across files too
-  got.clear();
-  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
-                got.emplace_back(s);
-                return true;
-              }).ok());
-  EXPECT_EQ(got, (std::vector<std::string>{"C d.", "E f"}));
+  EXPECT_EQ(read(), (std::vector<std::string>{"C d.", "E f"}));
   o.skip_sentences = 3;
   o.max_sentences = 0;
-  got.clear();
-  ASSERT_TRUE(ForEachSentence(o, "test", [&](std::string_view s) {
-                got.emplace_back(s);
-                return true;
-              }).ok());
-  EXPECT_EQ(got, (std::vector<std::string>{"G h."}));
+  EXPECT_EQ(read(), (std::vector<std::string>{"G h."}));
   o.paths.push_back(dir.file("missing.txt"));
   EXPECT_EQ(ForEachSentence(o, "test", [](std::string_view) { return true; }).code(), StatusCode::kIo);
 }
