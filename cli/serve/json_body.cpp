@@ -4,32 +4,28 @@
 #include <cstdint>
 
 #include "api_error.h"
+#include "swe/util/json.h"
 
 namespace swe::serve {
 
 namespace {
 
 bool Parse(std::string_view text, size_t max_values, Json* out, std::string* error) {
-  bool too_deep = false;
+  // Nesting is checked on the text first (util::JsonDepthWithin, as for every JSON users give), so the
+  // parser never recurses deeper; the callback then stops building once there are too many values.
+  if (!util::JsonDepthWithin(text, kMaxJsonDepth)) {
+    *error = "invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return false;
+  }
   size_t values = 0;
-  // The callback sees each value as it starts or ends; past a limit everything is discarded (false),
-  // so nothing more is built, and the flags turn the whole body into an error.
-  Json::parser_callback_t limit = [&](int depth, Json::parse_event_t event, Json&) {
-    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
-        depth >= kMaxJsonDepth) {
-      too_deep = true;
-    }
+  Json::parser_callback_t limit = [&](int, Json::parse_event_t event, Json&) {
     if (event == Json::parse_event_t::value) ++values;
-    return !too_deep && values <= max_values;
+    return values <= max_values;
   };
   try {
     *out = Json::parse(text.begin(), text.end(), limit);
   } catch (const Json::exception& e) {
     *error = std::string("invalid JSON: ") + e.what();
-    return false;
-  }
-  if (too_deep) {
-    *error = "invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
     return false;
   }
   if (values > max_values) {

@@ -12,8 +12,9 @@ namespace swe::serve {
 
 using Json = nlohmann::ordered_json;  // answers keep the order OpenAI and TEI document
 
-// Containers nested deeper than this are refused before they are built: the writer recurses.
-constexpr int kMaxJsonDepth = 32;
+// Request bodies nest far less than stored JSON (util::kMaxJsonDepth): deeper ones are refused before
+// they are parsed.
+constexpr size_t kMaxJsonDepth = 32;
 
 // Parses `text`; throws ApiError(400) for invalid JSON (invalid UTF-8 included), nesting deeper than
 // kMaxJsonDepth, or more than `max_values` values (strings, numbers, ... anywhere: what the parsed

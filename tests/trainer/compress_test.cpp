@@ -1,5 +1,5 @@
-// Compression (compress.h): the MCR² loss against hand-computed values, k-means, and a fitted
-// projection that separates clusters PCA mixes, folded into a table.
+// Compression (compress.h): the MCR² loss against hand-computed values, k-means, a fitted
+// projection that separates clusters PCA mixes, folded into a table, and abtt in place.
 #include "compress.h"
 
 #include <gtest/gtest.h>
@@ -112,6 +112,60 @@ TEST(TrainerCompress, Mcr2KeepsClustersPcaLoses) {
   o.dims = 2;
   truth[0] = 4;
   EXPECT_EQ(FitCompression(x, &truth, o, &mcr, &report).code(), StatusCode::kInvalidArgument);
+}
+
+// abtt: rows share a direction in proportion to how often they occur (as frequent words' rows share
+// one after contrastive training) plus an offset. FitAbtt finds that direction from the counts, keeps
+// all dims, and the folded rows have a count-weighted mean of 0 and nothing left along it: the same
+// sentence's mean, projected, is its mean with the direction and the offset removed.
+TEST(TrainerCompress, AbttRemovesTheMeanAndTheDirectionFrequentRowsShare) {
+  const int d = 8, rows = 200;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g;
+  std::vector<float> shared = {0.6f, 0, 0, 0.8f, 0, 0, 0, 0}, offset = {1, 2, 0, 0, 0, 0, 0, -1};
+  Matrix table;
+  table.rows = rows;
+  table.cols = d;
+  std::vector<double> counts;
+  for (int r = 0; r < rows; ++r) {
+    counts.push_back(r < 10 ? 500.0 / (r + 1) : 1.0);  // a few frequent rows, many rare ones
+    const float along = (r < 10 ? 6.0f : 0.0f) * (r % 2 ? 1 : -1);
+    for (int k = 0; k < d; ++k) table.data.push_back(0.3f * g(rng) + along * shared[k] + offset[k]);
+  }
+  PcaResult abtt;
+  ASSERT_TRUE(FitAbtt(table, counts, 1, &abtt).ok());
+  ASSERT_EQ(abtt.out_dims, static_cast<uint32_t>(d));
+  ASSERT_EQ(abtt.components.rows, static_cast<uint64_t>(d));
+  ASSERT_EQ(abtt.variances.size(), 1u);
+  Matrix folded;
+  ASSERT_TRUE(ApplyPca(abtt, table, &folded).ok());
+  ASSERT_EQ(folded.cols, static_cast<uint64_t>(d));
+  double total = 0, along_before = 0, along_after = 0;
+  std::vector<double> mean(d, 0.0);
+  for (int r = 0; r < rows; ++r) {
+    total += counts[r];
+    double before = 0, after = 0;
+    for (int k = 0; k < d; ++k) {
+      mean[k] += counts[r] * folded.row(r)[k];
+      before += (table.row(r)[k] - offset[k]) * shared[k];
+      after += folded.row(r)[k] * shared[k];
+    }
+    along_before += counts[r] * before * before;
+    along_after += counts[r] * after * after;
+  }
+  for (int k = 0; k < d; ++k) EXPECT_NEAR(mean[k] / total, 0.0, 1e-4) << k;
+  std::printf("  weighted energy along the shared direction: %.3f -> %.6f\n", along_before / total, along_after / total);
+  EXPECT_LT(along_after, 1e-3 * along_before);
+  // Directions other than the removed one keep their values (the projection is the identity there).
+  const std::vector<float> other = {0, 1, 0, 0, 0, 0, 0, 0};
+  for (int r = 0; r < rows; r += 37) {
+    double before = 0, after = 0;
+    for (int k = 0; k < d; ++k) before += (table.row(r)[k] - abtt.mean[k]) * other[k], after += folded.row(r)[k] * other[k];
+    EXPECT_NEAR(after, before, 0.05) << r;
+  }
+  for (uint32_t bad : {0u, 8u}) EXPECT_EQ(FitAbtt(table, counts, bad, &abtt).code(), StatusCode::kInvalidArgument);
+  counts.pop_back();
+  EXPECT_EQ(FitAbtt(table, counts, 1, &abtt).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

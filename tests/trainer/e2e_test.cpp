@@ -496,7 +496,7 @@ TEST(TrainerRecipes, EveryKeyIsDescribedAndDocumented) {
                 doc.find("." + key + "`") != std::string::npos || doc.find(", `." + key) != std::string::npos)
         << f[0] << " is not in docs/TRAINER.md";
   }
-  for (const char* expected : {"vocab.size\ta non-negative integer\t50000\t", "compress.method\tone of pca mcr2 none\tnone\t",
+  for (const char* expected : {"vocab.size\ta non-negative integer\t50000\t", "compress.method\tone of pca mcr2 abtt none\tnone\t",
                                "refine.lr\ta number\t0.001\t", "corpus.paths\ta list of strings\t[]\t",
                                "refine.objectives[] (kind contrastive).format\tone of pairs triples\tpairs\t",
                                "seed\ta non-negative integer\t1\t"}) {

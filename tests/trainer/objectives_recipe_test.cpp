@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "matrix_io.h"
 #include "pipeline.h"
 #include "swe/util/progress.h"
 #include "recipe.h"
@@ -110,6 +111,46 @@ TEST(TrainerObjectivesRecipe, RefinesAnExistingModelWithThreeObjectivesAndCompre
   EXPECT_NE(s.message().find("init.model not found: " + dir.file("missing.swe")), std::string::npos) << s.message();
 }
 
+// Contrastive only, with a decaying rate and abtt: the teacher is never needed (its directory is not
+// there), the dims stay, and refine.json records what abtt removed.
+TEST(TrainerObjectivesRecipe, ContrastiveWithDecayAndAbttNeedsNoTeacher) {
+  util::Progress::SetEnabled(false);
+  TempDir dir;
+  testing::WriteTinyModel(dir.file("init.swe"), 8, 3);
+  testing::WriteFile(dir.file("corpus.txt"), testing::TinyCorpus(800, 5));
+  testing::WriteFile(dir.file("triples.tsv"), Triples(300, 6));
+  json j = InitRecipe(dir);
+  j["refine"]["objectives"] = json::array({j["refine"]["objectives"][1]});
+  j["refine"]["lr_decay"] = "linear";
+  j["compress"] = {{"method", "abtt"}, {"remove", 2}, {"sentences", 300}};
+  Recipe recipe;
+  ASSERT_TRUE(ParseRecipe(j.dump(), &recipe).ok());
+  EXPECT_TRUE(recipe.refine_options.lr_decay);
+  EXPECT_EQ(recipe.compress.method, CompressMethod::kAbtt);
+  EXPECT_EQ(recipe.compress.remove, 2u);
+  std::vector<std::string> log;
+  RunOptions o;
+  o.log = [&log](const std::string& line) { log.push_back(line); };
+  Status s = RunPipeline(recipe, o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  int abtt = 0;
+  for (const auto& l : log) abtt += l.find("refine: abtt: removed the mean and the top 2 directions of 8") == 0;
+  EXPECT_EQ(abtt, 1);
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(testing::ReadModelFile(dir.file("out.swe"), &model).ok());
+  EXPECT_EQ(model->dims(), 8u);
+  std::string text;
+  ASSERT_TRUE(ReadTextFile(dir.file("work/refine.json"), &text).ok());
+  const json stats = json::parse(text)["stats"]["compress"];
+  EXPECT_EQ(stats["method"], "abtt");
+  ASSERT_EQ(stats["removed_variances"].size(), 2u);
+  EXPECT_GE(stats["removed_variances"][0].get<double>(), stats["removed_variances"][1].get<double>());
+  j["compress"]["remove"] = 8;  // all the dims: refused when the table's dims are known
+  ASSERT_TRUE(ParseRecipe(j.dump(), &recipe).ok());
+  s = RunPipeline(recipe, o);
+  EXPECT_NE(s.message().find("remove must be in 1..7 (got 8)"), std::string::npos) << s.message();
+}
+
 // Each bad recipe is rejected with a message naming what is wrong.
 TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
   TempDir dir;
@@ -153,7 +194,9 @@ TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
   has(error([](json& j) { j["init"] = json::object(); }), "'init.model' is required");
   has(error([](json& j) { j["vocab"] = {{"size", 10}}; }), "'vocab' does not apply with 'init.model'");
   has(error([](json& j) { j["compress"]["rank"] = 3; }), "unknown key 'compress.rank'");
-  has(error([](json& j) { j["compress"]["method"] = "svd"; }), "compress.method must be pca, mcr2 or none");
+  has(error([](json& j) { j["compress"]["method"] = "svd"; }), "compress.method must be pca, mcr2, abtt or none");
+  has(error([](json& j) { j["compress"]["remove"] = 0; }), "compress.remove must be positive");
+  has(error([](json& j) { j["refine"]["lr_decay"] = "cosine"; }), "refine.lr_decay must be none or linear");
   has(error([](json& j) { j["compress"]["dims"] = 0; }), "compress.dims must be positive");
   has(error([](json& j) { j["compress"]["clusters"] = 1000; }), "compress.clusters must be in 1..sentences");
   // A value of the wrong type names its key (nlohmann's own message named none).

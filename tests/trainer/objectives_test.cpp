@@ -175,23 +175,38 @@ RefineOptions SmallOptions() {
   return o;
 }
 
-TEST(TrainerObjectives, ContrastiveTriplesSeparateTopics) {
-  util::Progress::SetEnabled(false);
-  std::mt19937 rng(12);
-  std::normal_distribution<float> g;
-  const TupleData data = TopicTriples(600, rng), fresh = TopicTriples(300, rng);
+// 600 topic triples to train on, 300 unseen ones, a random 40 x 8 table and a contrastive objective
+// (tau 0.1) over the training triples: the task the tests below train on.
+struct TopicTask {
+  std::mt19937 rng{12};
+  TupleData data, fresh;
   Matrix table;
-  table.rows = 40;
-  table.cols = 8;
-  for (int i = 0; i < 40 * 8; ++i) table.data.push_back(g(rng));
-  const double before = TripleAccuracy(table, fresh);
-  Objective o;
-  o.spec.kind = ObjectiveKind::kContrastive;
-  o.spec.tau = 0.1;
-  o.tuples = &data;
+  Objective objective;
+  TopicTask() {
+    util::Progress::SetEnabled(false);
+    data = TopicTriples(600, rng);
+    fresh = TopicTriples(300, rng);
+    std::normal_distribution<float> g;
+    table.rows = 40;
+    table.cols = 8;
+    for (int i = 0; i < 40 * 8; ++i) table.data.push_back(g(rng));
+    objective.spec.kind = ObjectiveKind::kContrastive;
+    objective.spec.tau = 0.1;
+    objective.tuples = &data;
+  }
+  TopicTask(const TopicTask&) = delete;  // objective points at data
+  TopicTask& operator=(const TopicTask&) = delete;
+};
+
+TEST(TrainerObjectives, ContrastiveTriplesSeparateTopics) {
+  TopicTask t;
+  const TupleData& data = t.data;
+  Matrix& table = t.table;
+  Objective& o = t.objective;
+  const double before = TripleAccuracy(table, t.fresh);
   RefineReport report;
   ASSERT_TRUE(RefineObjectives({o}, SmallOptions(), &table, &report).ok());
-  const double after = TripleAccuracy(table, fresh);
+  const double after = TripleAccuracy(table, t.fresh);
   std::printf("  held-out loss %.4f -> %.4f; unseen triples right %.2f -> %.2f\n", report.initial_heldout,
               report.best_heldout, before, after);
   EXPECT_LT(report.best_heldout, 0.7 * report.initial_heldout);
@@ -223,18 +238,10 @@ double LossOnFirstDims(const Matrix& table, const TupleData& data, uint32_t dims
 // The triples above with the loss on the first 2 of 8 dims too: on unseen triples the 2-dim prefix
 // then has a clearly lower loss (by 0.48 here) than after the same training without it, and all 8 dims lose little.
 TEST(TrainerObjectives, MatryoshkaKeepsAPrefixUseful) {
-  util::Progress::SetEnabled(false);
-  std::mt19937 rng(12);
-  std::normal_distribution<float> g;
-  const TupleData data = TopicTriples(600, rng), fresh = TopicTriples(300, rng);
-  Matrix initial;
-  initial.rows = 40;
-  initial.cols = 8;
-  for (int i = 0; i < 40 * 8; ++i) initial.data.push_back(g(rng));
-  Objective o;
-  o.spec.kind = ObjectiveKind::kContrastive;
-  o.spec.tau = 0.1;
-  o.tuples = &data;
+  TopicTask t;
+  const TupleData& fresh = t.fresh;
+  const Matrix& initial = t.table;
+  Objective& o = t.objective;
   RefineReport report;
   Matrix plain = initial, nested = initial;
   ASSERT_TRUE(RefineObjectives({o}, SmallOptions(), &plain, &report).ok());
@@ -258,18 +265,10 @@ TEST(TrainerObjectives, MatryoshkaKeepsAPrefixUseful) {
 // folded table, scored without scales on the same held-out split (same seed, no epoch), has exactly
 // the best held-out loss the run reported: the scales of the best epoch are the ones folded in.
 TEST(TrainerObjectives, WordWeightsAreFoldedIntoTheRows) {
-  util::Progress::SetEnabled(false);
-  std::mt19937 rng(12);
-  std::normal_distribution<float> g;
-  const TupleData data = TopicTriples(600, rng), fresh = TopicTriples(300, rng);
-  Matrix initial;
-  initial.rows = 40;
-  initial.cols = 8;
-  for (int i = 0; i < 40 * 8; ++i) initial.data.push_back(g(rng));
-  Objective o;
-  o.spec.kind = ObjectiveKind::kContrastive;
-  o.spec.tau = 0.1;
-  o.tuples = &data;
+  TopicTask t;
+  const TupleData& fresh = t.fresh;
+  const Matrix& initial = t.table;
+  Objective& o = t.objective;
   RefineOptions options = SmallOptions();
   options.lr = 0.2;  // over-shoots after a few epochs: the best epoch is not the last
   for (bool lazy : {false, true}) {

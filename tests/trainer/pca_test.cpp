@@ -94,5 +94,40 @@ TEST(TrainerPca, DefaultRemovesFloorDOver100AndClampsDims) {
   EXPECT_EQ(FitPca(one, o, &r).code(), StatusCode::kInvalidArgument);
 }
 
+// Weights count rows: weights 3, 1, 2, ... give the mean, directions and variances of the matrix with
+// each row repeated that often; weights of 0 leave a row out; invalid weights are refused.
+TEST(TrainerPca, WeightsCountRowsAsRepeats) {
+  const int d = 6, n = 30;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> g;
+  Matrix x, repeated;
+  x.rows = n;
+  x.cols = repeated.cols = d;
+  std::vector<double> weights;
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> row;
+    for (int k = 0; k < d; ++k) row.push_back((k + 1) * g(rng));
+    x.data.insert(x.data.end(), row.begin(), row.end());
+    weights.push_back(i % 4);
+    for (int c = 0; c < i % 4; ++c) repeated.data.insert(repeated.data.end(), row.begin(), row.end());
+  }
+  repeated.rows = repeated.data.size() / d;
+  PcaOptions o;
+  o.out_dims = 3;
+  o.remove = 0;
+  PcaResult weighted, plain;
+  ASSERT_TRUE(FitPca(x, o, &weighted, &weights).ok());
+  ASSERT_TRUE(FitPca(repeated, o, &plain).ok());
+  for (int k = 0; k < d; ++k) EXPECT_NEAR(weighted.mean[k], plain.mean[k], 1e-5);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_NEAR(weighted.variances[j], plain.variances[j], 1e-9 * plain.variances[j] + 1e-9);
+    for (int k = 0; k < d; ++k) EXPECT_NEAR(weighted.components.row(j)[k], plain.components.row(j)[k], 1e-5);
+  }
+  for (std::vector<double> bad : {std::vector<double>(n, 0.0), std::vector<double>(n - 1, 1.0),
+                                  std::vector<double>(n, -1.0), std::vector<double>(n, NAN)}) {
+    EXPECT_EQ(FitPca(x, o, &weighted, &bad).code(), StatusCode::kInvalidArgument);
+  }
+}
+
 }  // namespace
 }  // namespace swe::trainer

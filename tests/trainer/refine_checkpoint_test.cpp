@@ -27,7 +27,7 @@ struct Problem {
   std::vector<std::string> log;
 };
 
-void MakeProblem(Problem* p, bool lazy_adam) {
+void MakeProblem(Problem* p, bool lazy_adam, bool lr_decay = false) {
   util::Progress::SetEnabled(false);
   std::mt19937 rng(7);
   p->kd = testing::SyntheticKdProblem(40, 8, 600, rng, &p->table);
@@ -47,6 +47,7 @@ void MakeProblem(Problem* p, bool lazy_adam) {
   o.patience = 4;
   o.lazy_adam = lazy_adam;
   o.frozen_rows = lazy_adam ? 5 : 0;
+  o.lr_decay = lr_decay;
   o.log = [p](const std::string& line) { p->log.push_back(line); };
 }
 
@@ -80,9 +81,9 @@ int CountLines(const std::vector<std::string>& log, const std::string& needle) {
 }
 
 // Stopped after `stops` (batches counted across runs), resumed until done: the run that ran through.
-void StopAndResume(bool lazy_adam, std::vector<int> stops) {
+void StopAndResume(bool lazy_adam, std::vector<int> stops, bool lr_decay = false) {
   Problem p;
-  MakeProblem(&p, lazy_adam);
+  MakeProblem(&p, lazy_adam, lr_decay);
   const Result through = Refine(p, p.options);
   EXPECT_EQ(through.report.steps, 68u);
   EXPECT_FALSE(through.report.interrupted);
@@ -126,6 +127,12 @@ TEST(TrainerRefineCheckpoint, StoppedAtAnEpochsEndAndTwiceResumesBitForBit) {
 }
 
 TEST(TrainerRefineCheckpoint, LazyAdamWithFrozenRowsResumesBitForBit) { StopAndResume(true, {9, 30}); }
+
+// refine.lr_decay: the rate is a function of the step, so a resumed run takes the same rates.
+TEST(TrainerRefineCheckpoint, DecayingRatesResumeBitForBit) {
+  StopAndResume(true, {9, 30}, true);
+  StopAndResume(false, {17, 40}, true);
+}
 
 TEST(TrainerRefineCheckpoint, ACheckpointForOtherDataOrSettingsOrDamagedIsIgnored) {
   Problem p;

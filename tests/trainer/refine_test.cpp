@@ -85,6 +85,47 @@ double OneDirection(const std::vector<float>& a, const std::vector<float>& b, ui
   return total / n;
 }
 
+// refine.lr_decay linear: with one step an epoch, the first of two steps takes the full rate and the
+// second half of it, so (Adam's moments being the same) the second step moves the table half as far as
+// without decay; for Adam and for lazy Adam.
+TEST(TrainerRefine, LinearDecayHalvesTheSecondOfTwoSteps) {
+  util::Progress::SetEnabled(false);
+  std::mt19937 rng(6);
+  Matrix initial;
+  const RefineData data = testing::SyntheticKdProblem(40, 8, 300, rng, &initial);
+  for (bool lazy : {false, true}) {
+    RefineOptions o;
+    o.batch_size = 1000;  // the whole training split: one step an epoch
+    o.lr = 0.01;
+    o.tau = 0.1;
+    o.patience = 5;
+    o.lazy_adam = lazy;
+    auto run = [&](uint32_t epochs, bool decay) {
+      o.max_epochs = epochs;
+      o.lr_decay = decay;
+      Matrix table = initial;
+      RefineReport report;
+      EXPECT_TRUE(RefineKd(data, o, &table, &report).ok());
+      EXPECT_EQ(report.steps, epochs);
+      EXPECT_EQ(report.best_epoch, epochs);  // the loss still falls: the last table is the one returned
+      return table;
+    };
+    const Matrix one = run(1, false), one_decayed = run(1, true), two = run(2, false), two_decayed = run(2, true);
+    EXPECT_EQ(one.data, one_decayed.data) << lazy;  // one planned step: the full rate
+    double full = 0, half = 0, worst = 0;
+    for (size_t i = 0; i < one.data.size(); ++i) {
+      const double step = two.data[i] - one.data[i], decayed = two_decayed.data[i] - one.data[i];
+      full += std::fabs(step);
+      half += std::fabs(decayed);
+      worst = std::max(worst, std::fabs(decayed - 0.5 * step));
+    }
+    std::printf("  lazy %d: second step %.5f without decay, %.5f with (largest deviation from half %.2g)\n", lazy,
+                full, half, worst);
+    EXPECT_GT(full, 0.01);
+    EXPECT_LT(worst, 1e-5) << lazy;
+  }
+}
+
 TEST(TrainerRefine, ContrastiveLossMatchesHandComputedValues) {
   // Each sentence equals its translation and is orthogonal to the others: s_ii = 1/τ, s_ij = 0, so
   // each direction is −log(e^{1/τ} / (e^{1/τ} + 2)) = log(1 + 2 e^{−1/τ}).

@@ -73,9 +73,34 @@ Status KMeans(const Matrix& x, uint32_t k, uint32_t iterations, uint64_t seed, s
   return Status::Ok();
 }
 
+Status FitAbtt(const Matrix& table, const std::vector<double>& counts, uint32_t remove, PcaResult* out) {
+  const uint64_t d = table.cols;
+  if (remove == 0 || remove >= d) {
+    return InvalidArgument("compress: remove must be in 1.." + std::to_string(d - 1) + " (got " + std::to_string(remove) + ")");
+  }
+  PcaOptions po;
+  po.out_dims = remove;
+  po.remove = 0;
+  PcaResult top;
+  SWE_RETURN_IF_ERROR(FitPca(table, po, &top, &counts));
+  *out = top;
+  out->out_dims = static_cast<uint32_t>(d);
+  out->components.rows = d;
+  out->components.data.assign(d * d, 0.0f);
+  for (uint64_t i = 0; i < d; ++i) {
+    for (uint64_t j = 0; j < d; ++j) {
+      double dot = 0;
+      for (uint32_t k = 0; k < remove; ++k) dot += double{top.components.row(k)[i]} * top.components.row(k)[j];
+      out->components.row(i)[j] = static_cast<float>((i == j ? 1.0 : 0.0) - dot);
+    }
+  }
+  return Status::Ok();
+}
+
 Status FitCompression(const Matrix& x, const std::vector<uint32_t>* given, const CompressOptions& options,
                       PcaResult* out, CompressReport* report) {
   *report = CompressReport();
+  if (options.method == CompressMethod::kAbtt) return InvalidArgument("compress: abtt is fitted by FitAbtt");
   if (options.dims == 0 || options.dims > x.cols) {
     return InvalidArgument("compress: dims must be in 1.." + std::to_string(x.cols) + " (got " +
                            std::to_string(options.dims) + ")");

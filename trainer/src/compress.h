@@ -8,6 +8,9 @@
 //          Rc(Z) = Σ_j m_j/(2m) logdet(I + k/(m_j ε²) Z_jᵀZ_j)      (Z_j: the m_j rows of cluster j)
 //        i.e. the whole set spans as much volume as it can while each cluster stays compact. Full-batch
 //        Adam on −ΔR; P is unconstrained (it may scale directions; cosines ignore only a global scale).
+//  abtt  all-but-the-top in place (Mu & Viswanath, 2018): P = I − UUᵀ for U the top `remove`
+//        principal directions of X; the dims stay d and keep their order (Matryoshka prefixes too),
+//        only the mean and the dominant shared directions leave every sentence vector.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +23,12 @@
 
 namespace swe::trainer {
 
-enum class CompressMethod { kNone, kPca, kMcr2 };
+enum class CompressMethod { kNone, kPca, kMcr2, kAbtt };
 
 struct CompressOptions {
   CompressMethod method = CompressMethod::kNone;
-  uint32_t dims = 128;        // k
+  uint32_t dims = 128;        // k (pca, mcr2)
+  uint32_t remove = 1;        // abtt: the top directions removed
   uint64_t sentences = 20000; // sentence vectors fitted on (the first refinement sentences)
   uint32_t clusters = 32;     // mcr2: k-means clusters
   double epsilon = 0.5;       // mcr2: ε² is the distortion the coding rate allows
@@ -40,10 +44,16 @@ struct CompressReport {
 };
 
 // Fits the projection on the sentence vectors x (m x d, m >= 2; k <= d) into `out` (mean μ and
-// components Pᵀ, k x d): ApplyPca(out, table) folds it. mcr2: `labels` (one per row, < clusters)
+// components Pᵀ, k x d; d x d for abtt): ApplyPca(out, table) folds it. mcr2: `labels` (one per row, < clusters)
 // give the clusters; null = k-means.
 Status FitCompression(const Matrix& x, const std::vector<uint32_t>* labels, const CompressOptions& options,
                       PcaResult* out, CompressReport* report);
+
+// abtt: P = I − UUᵀ (d x d) and μ fitted on the rows of `table`, each counted `counts[row]` times
+// (how often it occurs in the fitting sentences): μ is the expected token's row, so subtracting it from
+// every row subtracts it from every sentence mean; U holds the top `remove` directions (1..d-1) of the
+// rows' weighted covariance: the directions frequent words share.
+Status FitAbtt(const Matrix& table, const std::vector<double>& counts, uint32_t remove, PcaResult* out);
 
 // k-means (k-means++ seeding, Lloyd iterations) on the rows of x scaled to unit length (cosine
 // clusters). labels: one per row, in [0, k).

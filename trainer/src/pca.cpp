@@ -2,21 +2,34 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
+
 namespace swe::trainer {
 
-Status FitPca(const Matrix& x, const PcaOptions& options, PcaResult* out) {
+Status FitPca(const Matrix& x, const PcaOptions& options, PcaResult* out, const std::vector<double>* weights) {
   const int64_t n = static_cast<int64_t>(x.rows), d = static_cast<int64_t>(x.cols);
   if (n < 2 || d < 1) return InvalidArgument("PCA needs at least 2 rows (got " + std::to_string(n) + ")");
   int64_t r = options.remove < 0 ? d / 100 : options.remove;
   if (r >= d) return InvalidArgument("PCA: removing " + std::to_string(r) + " of " + std::to_string(d) + " dims");
   int64_t k = std::min<int64_t>(options.out_dims, d - r);
   if (k < 1) return InvalidArgument("PCA: output dims must be at least 1");
+  double total = static_cast<double>(n);
+  if (weights) {
+    total = 0;
+    bool valid = weights->size() == x.rows;
+    for (double w : *weights) {
+      valid = valid && w >= 0 && std::isfinite(w);
+      total += w;
+    }
+    if (!valid || !(total > 0)) return InvalidArgument("PCA: weights must be one per row, finite, >= 0, not all 0");
+  }
   try {
     torch::NoGradGuard guard;
     torch::Tensor X = torch::from_blob(const_cast<float*>(x.data.data()), {n, d}, torch::kFloat32).to(torch::kFloat64);
-    torch::Tensor mean = X.mean(0);
+    torch::Tensor w = weights ? torch::tensor(*weights, torch::kFloat64).unsqueeze(1) : torch::ones({n, 1}, torch::kFloat64);
+    torch::Tensor mean = (X * w).sum(0) / total;
     torch::Tensor Xc = X - mean;
-    torch::Tensor cov = torch::matmul(Xc.t(), Xc) / static_cast<double>(n);
+    torch::Tensor cov = torch::matmul(Xc.t(), Xc * w) / total;
     auto [evals, evecs] = at::linalg_eigh(cov, "L");  // ascending (torch 2.11's torch.h: no torch::linalg)
     evals = evals.flip(0);
     evecs = evecs.flip(1);  // columns by decreasing variance

@@ -28,8 +28,9 @@ struct PcaResult {
 };
 
 // Fits on `x` (rows = samples). Needs at least 2 rows. Directions have a deterministic sign (the
-// entry of largest magnitude is positive).
-Status FitPca(const Matrix& x, const PcaOptions& options, PcaResult* out);
+// entry of largest magnitude is positive). `weights` (one per row, >= 0, not all 0): each row counts
+// that often in the mean and covariance; null: once each.
+Status FitPca(const Matrix& x, const PcaOptions& options, PcaResult* out, const std::vector<double>* weights = nullptr);
 // out = rows of Wᵀ(in − X̄).
 Status ApplyPca(const PcaResult& pca, const Matrix& in, Matrix* out);
 

@@ -189,7 +189,7 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
   for (const std::string& path : corpus_reader ? r_.corpus.paths : std::vector<std::string>()) {
     if (!FileExists(path)) return IoError(std::string(corpus_reader) + ": corpus file not found: " + path);
   }
-  const bool refine_teacher = refine && (kd || r_.compress.method != CompressMethod::kNone) && !TeacherCached();
+  const bool refine_teacher = refine && kd && !TeacherCached();
   if (runs_stage(Stage::kExtract) || refine_teacher) {
     const TeacherKind* kind = nullptr;
     SubwordVocab vocab;

@@ -153,10 +153,25 @@ Status Runner::Compress(const RefineData& sentences, const std::string& device, 
   co.device = device;
   PcaResult projection;
   CompressReport report;
-  SWE_RETURN_IF_ERROR(FitCompression(SentenceMeans(*table, sentences.sentences, co.sentences), nullptr, co, &projection, &report));
+  if (co.method == CompressMethod::kAbtt) {
+    std::vector<double> counts(table->rows, 0.0);
+    for (size_t i = 0; i < std::min<size_t>(co.sentences, sentences.sentences.size()); ++i) {
+      for (uint32_t r : sentences.sentences[i]) counts[r] += 1;
+    }
+    SWE_RETURN_IF_ERROR(FitAbtt(*table, counts, co.remove, &projection));
+  } else {
+    SWE_RETURN_IF_ERROR(FitCompression(SentenceMeans(*table, sentences.sentences, co.sentences), nullptr, co, &projection, &report));
+  }
   Matrix folded;
   SWE_RETURN_IF_ERROR(ApplyPca(projection, *table, &folded));
   *table = std::move(folded);
+  if (co.method == CompressMethod::kAbtt) {
+    (*stats)["compress"] = {{"method", "abtt"}, {"remove", co.remove}, {"removed_variances", projection.variances}};
+    Log("refine: abtt: removed the mean and the top " + std::to_string(co.remove) +
+        (co.remove == 1 ? " direction of " : " directions of ") + std::to_string(table->cols) + " dims (variance " +
+        std::to_string(projection.variances.front()) + " first)");
+    return Status::Ok();
+  }
   (*stats)["compress"] = {{"method", co.method == CompressMethod::kMcr2 ? "mcr2" : "pca"}, {"dims", co.dims},
                           {"initial_rate_reduction", report.initial_rate_reduction},
                           {"final_rate_reduction", report.final_rate_reduction},

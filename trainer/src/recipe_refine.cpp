@@ -14,6 +14,8 @@ const RecipeKeys<Recipe> kRefineKeys = {
     {"tau", "temperature: the objectives' default", &Recipe::refine_options, &RefineOptions::tau},
     {"batch_size", "examples of each objective per step", &Recipe::refine_options, &RefineOptions::batch_size},
     {"lr", "learning rate", &Recipe::refine_options, &RefineOptions::lr},
+    RecipeKey<Recipe>::Choice("lr_decay", "linear: the rate falls from lr to 0 over max_epochs",
+                              {{"none", false}, {"linear", true}}, &Recipe::refine_options, &RefineOptions::lr_decay),
     {"max_epochs", "epochs at most", &Recipe::refine_options, &RefineOptions::max_epochs},
     {"patience", "epochs without a better held-out loss before stopping", &Recipe::refine_options,
      &RefineOptions::patience},
@@ -72,10 +74,14 @@ const RecipeKeys<TupleFile> kDataFileKeys = {
 
 const RecipeKeys<CompressOptions> kCompressKeys = {
     RecipeKey<CompressOptions>::Choice(
-        "method", "after refinement, a projection to fewer dims folded into the table",
-        {{"pca", CompressMethod::kPca}, {"mcr2", CompressMethod::kMcr2}, {"none", CompressMethod::kNone}},
+        "method", "after refinement, a projection folded into the table: to fewer dims (pca, mcr2) or abtt",
+        {{"pca", CompressMethod::kPca},
+         {"mcr2", CompressMethod::kMcr2},
+         {"abtt", CompressMethod::kAbtt},
+         {"none", CompressMethod::kNone}},
         &CompressOptions::method),
-    {"dims", "k: the dimensions kept", &CompressOptions::dims},
+    {"dims", "pca, mcr2: k, the dimensions kept", &CompressOptions::dims},
+    {"remove", "abtt: the top principal directions removed (the dims stay)", &CompressOptions::remove},
     {"sentences", "student sentence vectors fitted on (the first refinement sentences)", &CompressOptions::sentences},
     {"clusters", "mcr2: k-means clusters", &CompressOptions::clusters},
     {"epsilon", "mcr2: the distortion the coding rate allows", &CompressOptions::epsilon},
@@ -219,6 +225,7 @@ Status ParseCompressSection(const json& c, Recipe* r) {
   CompressOptions& o = r->compress;
   SWE_RETURN_IF_ERROR(ReadSection(c, "compress", kCompressKeys, &o));
   if (o.dims == 0) return InvalidArgument("recipe: compress.dims must be positive");
+  if (o.remove == 0) return InvalidArgument("recipe: compress.remove must be positive");
   if (o.sentences < 2) return InvalidArgument("recipe: compress.sentences must be at least 2");
   if (o.clusters < 1 || o.clusters > o.sentences) return InvalidArgument("recipe: compress.clusters must be in 1..sentences");
   if (!(o.epsilon > 0)) return InvalidArgument("recipe: compress.epsilon must be positive");

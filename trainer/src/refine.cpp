@@ -172,7 +172,7 @@ std::string CheckpointKey(const std::vector<LossTerm>& terms, const RefineOption
   k << o.checkpoint_key << " torch " << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR << " tau " << o.tau
     << " batch " << o.batch_size << " lr " << o.lr << " epochs " << o.max_epochs << " patience " << o.patience
     << " clip " << o.clip_norm << " heldout " << o.heldout << " seed " << o.seed << " frozen " << o.frozen_rows
-    << " lazy " << o.lazy_adam << " word_weights " << o.word_weights << " table " << table.rows << "x" << table.cols;
+    << " lazy " << o.lazy_adam << " word_weights " << o.word_weights << " lr_decay " << o.lr_decay << " table " << table.rows << "x" << table.cols;
   for (const LossTerm& t : terms) k << " term " << t.n << ":" << t.weight;
   uint64_t h = Fnv1a64(k.str());
   h = Fnv1a64(std::string_view(reinterpret_cast<const char*>(table.data.data()), table.data.size() * sizeof(float)), h);
@@ -285,7 +285,8 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
     last_written = std::chrono::steady_clock::now();
     writing = std::chrono::duration<double>(last_written - now).count();
   };
-  util::Progress progress("refine", static_cast<uint64_t>(options.max_epochs) * steps_per_epoch, "steps");
+  const uint64_t planned_steps = static_cast<uint64_t>(options.max_epochs) * steps_per_epoch;
+  util::Progress progress("refine", planned_steps, "steps");
   progress.SetStart(st.step);  // a resumed run: its ETA from the steps left
   const auto started = std::chrono::steady_clock::now();
   while (!st.done) {
@@ -309,6 +310,13 @@ void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, Ext
         l = l.defined() ? l + term : term;
       }
       l.backward();
+      if (options.lr_decay) {  // a function of the step alone, so a resumed run takes the same rates
+        const double rate = options.lr * (1.0 - static_cast<double>(st.step) / static_cast<double>(planned_steps));
+        lazy.lr = rate;
+        if (adam) {
+          for (auto& group : adam->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+        }
+      }
       torch::Tensor touched, grads;
       MaskFrozen(st.table, options.frozen_rows, &touched, &grads);
       if (options.lazy_adam) {

@@ -37,6 +37,7 @@ struct RefineOptions {
   double tau = 0.05;
   uint32_t batch_size = 128;
   double lr = 1e-3;
+  bool lr_decay = false;       // linear: the rate falls from lr to 0 over max_epochs' steps
   uint32_t max_epochs = 10;
   uint32_t patience = 2;       // epochs without a better held-out loss before stopping
   double clip_norm = 1.0;      // 0 = no clipping
