@@ -46,7 +46,7 @@ if [ -f "$build/postgres/swe.control" ]; then  # configured only where pg_config
   # Cap'n Proto's runtime beside it (swe.so's RPATH: $ORIGIN/swe-libs; postgres/CMakeLists.txt says why)
   mkdir -p "dist/stage/$pg_name/lib/swe-libs"
   cp -L $(ldd "$build/postgres/swe.so" | awk '/libcapnp|libkj/ { print $3 }') "dist/stage/$pg_name/lib/swe-libs/"
-  cp "$build/postgres/swe.control" "$build/postgres/swe--$version.sql" "$build/postgres"/swe--*--"$version".sql \
+  cp "$build/postgres/swe.control" "$build/postgres/swe--$version.sql" "$build/postgres"/swe--*--*.sql \
      "dist/stage/$pg_name/extension/"
   tar -C dist/stage -czf "dist/$pg_name.tar.gz" "$pg_name"
   rm -rf dist/stage

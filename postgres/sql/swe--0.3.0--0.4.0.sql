@@ -1,0 +1,2 @@
+-- swe 0.3.0 -> 0.4.0: the SQL functions are unchanged (the new default model is a new file in
+-- swe.model_dir, not a change of the extension), so ALTER EXTENSION swe UPDATE only records the version.
