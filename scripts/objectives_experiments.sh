@@ -104,22 +104,23 @@ declare -A variants=(
   # Every new source at once.
   [para5-new5]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)] + NEW4)'
   [para5-new5-seed2]='default(triples=MNLI, pairs=[("../nli/mnli_dev_entail_pairs", 961)] + NEW4); r["seed"] = 2'
-  # The shipped default's recipe (recipes/en-use-lite-large-para.json, one thread so that two run side by
-  # side), changed one setting at a time. NAME-abttN (any variant's model): abtt with remove N applied
-  # to it afterwards (compress.method abtt, docs/TRAINER.md "Compression"; no training).
-  [shipped]='shipped()'
-  [shipped-bnli]='shipped(); o[0]["data"].append("../shared/data/train/nli/nli_triples.breaking_nli.tsv")'
-  [shipped-nliw2]='shipped(); o[0]["weight"] = 2'
-  [shipped-tau0.05]='shipped(); tau(0.05)'
-  [shipped-tau0.07]='shipped(); tau(0.07)'
-  [shipped-tau0.07-seed2]='shipped(); tau(0.07); r["seed"] = 2'
-  [shipped-tau0.07-nliw2]='shipped(); tau(0.07); o[0]["weight"] = 2'
-  [shipped-tau0.07-nliw2-seed2]='shipped(); tau(0.07); o[0]["weight"] = 2; r["seed"] = 2'
-  [shipped-tau0.07-nliw3]='shipped(); tau(0.07); o[0]["weight"] = 3'
-  [shipped-nlitau0.05-nliw2]='shipped(); o[0].update(tau=0.05, weight=2)'
-  [shipped-lr5e-3]='shipped(); r["refine"].update(lr=5e-3, max_epochs=25)'
-  [shipped-decay6]='shipped(); r["refine"].update(lr_decay="linear", max_epochs=6, patience=6)'
-  [shipped-decay10]='shipped(); r["refine"].update(lr_decay="linear", max_epochs=10, patience=10)'
+  # The 0.3.0 default's recipe (recipes/en-use-lite-large-para.json without its later changes: tau 0.1,
+  # NLI weight 1, no abtt; one thread, so that two run side by side), changed one setting at a time.
+  # NAME-abttN (any variant's model): abtt with remove N applied to it afterwards (compress.method
+  # abtt, docs/TRAINER.md "Compression"; no training).
+  [d030]='d030()'
+  [d030-bnli]='d030(); o[0]["data"].append("../shared/data/train/nli/nli_triples.breaking_nli.tsv")'
+  [d030-nliw2]='d030(); o[0]["weight"] = 2'
+  [d030-tau0.05]='d030(); tau(0.05)'
+  [d030-tau0.07]='d030(); tau(0.07)'
+  [d030-tau0.07-seed2]='d030(); tau(0.07); r["seed"] = 2'
+  [d030-tau0.07-nliw2]='d030(); tau(0.07); o[0]["weight"] = 2'
+  [d030-tau0.07-nliw2-seed2]='d030(); tau(0.07); o[0]["weight"] = 2; r["seed"] = 2'
+  [d030-tau0.07-nliw3]='d030(); tau(0.07); o[0]["weight"] = 3'
+  [d030-nlitau0.05-nliw2]='d030(); o[0].update(tau=0.05, weight=2)'
+  [d030-lr5e-3]='d030(); r["refine"].update(lr=5e-3, max_epochs=25)'
+  [d030-decay6]='d030(); r["refine"].update(lr_decay="linear", max_epochs=6, patience=6)'
+  [d030-decay10]='d030(); r["refine"].update(lr_decay="linear", max_epochs=10, patience=10)'
 )
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt
@@ -162,12 +163,13 @@ NEW4 = [("squad11_question_sentence", 10429), ("argkp_argument_keypoint", 5547),
 def default(triples=[], pairs=[]):  # the default (para5-tau0.1) with more NLI triple files and paraphrase files
   o[:] = [nli(1, tau=0.1), para(PARA5 + pairs, tau=0.1)]; o[0]["data"] = o[0]["data"] + triples; lazy(1e-2, 15)
 def from_model(name): r["init"]["model"] = "$out/" + name + ".swe"
-def shipped():  # the default's recipe, in a work directory of its own
+def tau(t):
+  for x in o: x["tau"] = t
+def d030():  # the default's recipe as it was in 0.3.0, in a work directory of its own
   r.clear(); r.update(json.load(open("recipes/en-use-lite-large-para.json")), name="swe-" + sys.argv[4], threads=1,
                       work_dir="build/train/objectives-" + sys.argv[4])
   r["export"]["path"] = sys.argv[3]; o[:] = r["refine"]["objectives"]; r["refine"]["objectives"] = o
-def tau(t):
-  for x in o: x["tau"] = t
+  tau(0.1); o[0]["weight"] = 1; r.pop("compress", None)
 ${variants[$name]}
 if not o: r["refine"] = {"method": "none"}
 json.dump(r, open(sys.argv[2], "w"), indent=2)
