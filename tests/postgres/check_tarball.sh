@@ -34,4 +34,16 @@ echo "$text" | "$swe" encode "$tmp/models/$model_name" - -o "$tmp/native.npy"
 native=$(/usr/bin/python3 tests/postgres/npy_sha256.py "$tmp/native.npy")
 echo "tarball: swe.embed $from_sql, swe encode $native"
 [ "$from_sql" = "$native" ] || { echo "FAIL: the tarball's extension gives other vectors" >&2; exit 1; }
+# Every update script of the source tree is in the tarball, and from each script's first version
+# PostgreSQL finds a path to this one (what ALTER EXTENSION swe UPDATE follows).
+version=$(head -n1 VERSION)
+shipped=$(ls "$unpacked"/extension/swe--*--*.sql | wc -l)
+[ "$shipped" -eq "$(ls postgres/sql/swe--*--*.sql | wc -l)" ] ||
+  { echo "FAIL: the tarball has $shipped of the update scripts in postgres/sql" >&2; exit 1; }
+for script in "$unpacked"/extension/swe--*--*.sql; do
+  from=${script##*/swe--} && from=${from%%--*}
+  path=$(as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$tmp/sock" -p 55432 -U postgres -d postgres -At     -c "SELECT path FROM pg_extension_update_paths('swe') WHERE source = '$from' AND target = '$version'")
+  [ -n "$path" ] || { echo "FAIL: no update path from $from to $version" >&2; exit 1; }
+  echo "tarball: update path $from -> $version: $path"
+done
 echo "postgres tarball check: ok"
