@@ -204,4 +204,23 @@ Status SafeTensors::ReadF32(const std::string& name, const std::vector<int64_t>&
   return Status::Ok();
 }
 
+std::string SafetensorsBytes(const std::map<std::string, StTensorBytes>& tensors,
+                             const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  size_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    header[name] = {{"dtype", StDTypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
+    offset += t.bytes.size();
+  }
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::string h = header.dump();
+  while (h.size() % 8) h += ' ';
+  const uint64_t n = h.size();
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  out += h;
+  for (const auto& entry : tensors) out += entry.second.bytes;
+  return out;
+}
+
 }  // namespace swe::formats

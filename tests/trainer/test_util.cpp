@@ -18,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "swe/formats/safetensors.h"
 #include "swe/half.h"
 #include "swe/model_file.h"
 
@@ -125,26 +126,21 @@ uint16_t FloatToBf16(float f) {
 }  // namespace
 
 std::string SafetensorsBytes(const std::map<std::string, TensorSpec>& tensors) {
-  json header = json::object();
-  std::string data;
+  std::map<std::string, formats::StTensorBytes> out;
   for (const auto& [name, t] : tensors) {
-    size_t begin = data.size();
+    formats::StTensorBytes& b = out[name];
+    b.dtype = t.dtype == "F32" ? formats::StDType::kF32 : t.dtype == "F16" ? formats::StDType::kF16 : formats::StDType::kBF16;
+    b.shape = t.shape;
     for (float v : t.values) {
       if (t.dtype == "F32") {
-        data.append(reinterpret_cast<const char*>(&v), 4);
+        b.bytes.append(reinterpret_cast<const char*>(&v), 4);
       } else {
         uint16_t h = t.dtype == "F16" ? FloatToHalf(v) : FloatToBf16(v);
-        data.append(reinterpret_cast<const char*>(&h), 2);
+        b.bytes.append(reinterpret_cast<const char*>(&h), 2);
       }
     }
-    header[name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
   }
-  header["__metadata__"] = {{"format", "pt"}};
-  std::string h = header.dump();
-  while (h.size() % 8) h += ' ';
-  uint64_t n = h.size();
-  std::string out(reinterpret_cast<const char*>(&n), 8);
-  return out + h + data;
+  return formats::SafetensorsBytes(out, {{"format", "pt"}});
 }
 
 std::string TinyCorpus(int sentences, uint32_t seed) {

@@ -287,4 +287,20 @@ std::string HexU64(uint64_t v) {
   return buf;
 }
 
+std::string FileDigest(const std::string& path) {
+  std::string digest;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return digest;
+  std::vector<char> buf(1 << 20);
+  uint64_t h = Fnv1a64(""), size = 0;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    h = Fnv1a64(std::string_view(buf.data(), n), h);
+    size += n;
+  }
+  if (!std::ferror(f)) digest = std::to_string(size) + ":" + HexU64(h);
+  std::fclose(f);
+  return digest;
+}
+
 }  // namespace swe::trainer

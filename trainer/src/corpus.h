@@ -84,5 +84,8 @@ Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vect
 // 64-bit FNV-1a, for fingerprints (corpus hash, stage keys). Chain with `seed` = a previous hash.
 uint64_t Fnv1a64(std::string_view bytes, uint64_t seed = 14695981039346656037ull);
 std::string HexU64(uint64_t v);
+// "size:fnv1a64" of a file's bytes (read in pieces: a teacher's weights can be gigabytes); "" when it
+// cannot be read. Stage keys and markers record the files a stage read by it.
+std::string FileDigest(const std::string& path);
 
 }  // namespace swe::trainer

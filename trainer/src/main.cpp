@@ -2,7 +2,8 @@
 //   swe-trainer train --recipe FILE.json [--force] [--device auto|cpu|cuda] [--threads N] [--quiet]
 //                     [--teacher KIND DIR]
 //   swe-trainer STAGE --recipe FILE.json [...]     STAGE: vocab sample extract pca refine export
-//   swe-trainer eval --teacher KIND DIR [--tasks LIST] [--limit N] [--json OUT] [--markdown OUT]
+//   swe-trainer tune --recipe FILE.json [--force]   fine-tune the teacher (the recipe's tune section)
+//   swe-trainer eval --teacher KIND DIR [--teacher-weights FILE] [--tasks LIST] [--limit N] [--json OUT]
 //   swe-trainer adapt --model BASE.swe --corpus TEXT [--words N] [--pairs TSV] -o OUT.swe
 //   swe-trainer keys
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "swe/util/args.h"
 #include "swe/util/progress.h"
 #include "teacher_eval.h"
+#include "tune_stage.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"
@@ -33,6 +35,7 @@ const char kUsage[] =
     "usage: swe-trainer COMMAND --recipe FILE.json [options]\n"
     "commands:\n"
     "  train     run every stage in order, skipping those already done for this recipe (resume)\n"
+    "  tune      fine-tune the teacher (the recipe's tune section) into tune.output; train does it first\n"
     "  vocab | sample | extract | pca | refine | export\n"
     "            (re-)run one stage; the stages before it must be done\n"
     "  eval      score a teacher (--teacher KIND DIR) with the code of `swe eval` (no recipe)\n"
@@ -48,6 +51,7 @@ const char kUsage[] =
     "                    bert DIR (a Sentence Transformer) | use-lite DIR (Universal Sentence Encoder\n"
     "                    Lite: bash scripts/fetch-use-lite.sh prints its DIR) | t5 DIR (a T5-encoder\n"
     "                    Sentence Transformer: Sentence-T5, GTR)\n"
+    "  --teacher-weights FILE  a tuned use-lite teacher's weights (swe-trainer tune's output) over DIR's\n"
     "  --quiet           no progress lines\n"
     "eval options (as `swe eval`): --tasks LIST (default all; beir:DIR for any BEIR directory, pairs:FILE\n"
     "  for any en TAB xx file), --limit N, --data DIR (the folder that holds eval/; default $SWE_DATA,\n"
@@ -113,7 +117,8 @@ int Run(int argc, char** argv) {
       {{"recipe", 0, 1}, {"force", 0, 0}, {"device", 0, 1}, {"threads", 0, 1}, {"teacher", 0, 2}, {"quiet", 0, 0},
        {"tasks", 0, 1}, {"data", 0, 1}, {"json", 0, 1}, {"markdown", 0, 1}, {"limit", 0, 1}, {"batch", 0, 1},
        {"version", 0, 0}, {"model", 0, 1}, {"corpus", 0, 1}, {"words", 0, 1}, {"min-count", 0, 1}, {"pairs", 0, 1},
-       {"output", 'o', 1}, {"work", 0, 1}, {"sentences", 0, 1}, {"max-epochs", 0, 1}, {"print-recipe", 0, 0}},
+       {"output", 'o', 1}, {"work", 0, 1}, {"sentences", 0, 1}, {"max-epochs", 0, 1}, {"print-recipe", 0, 0},
+       {"teacher-weights", 0, 1}},
       "swe-trainer");
   if (parsed.help) {
     std::fputs(kUsage, stdout);
@@ -155,6 +160,7 @@ int Run(int argc, char** argv) {
     if (parsed.has("batch")) eval_options.batch_size = static_cast<uint32_t>(ParseCount(parsed.get("batch"), "--batch", 1, 100'000));
     eval_options.teacher.kind = teacher_kind;
     eval_options.teacher.path = teacher_path;
+    eval_options.teacher.weights = parsed.get("teacher-weights");
     eval_options.teacher.device = options.device.empty() ? "auto" : options.device;
     ConfigureTorch(options.threads >= 0 ? options.threads : 2, 1);
     std::string markdown;
@@ -183,11 +189,11 @@ int Run(int argc, char** argv) {
       std::fputs(adapt_recipe.c_str(), stdout);
       return 0;
     }
-  } else if (command != "train") {
+  } else if (command != "train" && command != "tune") {
     Stage stage;
     if (!ParseStage(command, &stage).ok()) {
       throw UsageError("unknown command '" + command +
-                       "' (commands: train, adapt, eval, vocab, sample, extract, pca, refine, export)", "swe-trainer");
+                       "' (commands: train, tune, adapt, eval, vocab, sample, extract, pca, refine, export)", "swe-trainer");
     }
     options.only.push_back(stage);
   }
@@ -197,8 +203,17 @@ int Run(int argc, char** argv) {
   swe::Status s = adapt_recipe.empty() ? LoadRecipe(recipe_path, &recipe) : ParseRecipe(adapt_recipe, &recipe);
   if (!s.ok()) return Fail(s.ToString());
   if (!teacher_kind.empty()) OverrideTeacher(teacher_kind, teacher_path, &recipe);
+  if (parsed.has("teacher-weights")) OverrideTeacherWeights(parsed.get("teacher-weights"), &recipe);
   ExplainInterrupts(argc, argv);
-  s = RunPipeline(recipe, options);
+  if (command == "tune" || (command == "train" && recipe.has_tune)) {
+    s = RunTune(recipe, options);
+    if (s.ok() && recipe.tune_only && command == "train") return 0;
+  }
+  if (s.ok() && command != "tune") {
+    if (recipe.tune_only) return Fail("the recipe has a tune section and no export: run train or tune");
+    s = UseTunedTeacher(&recipe);
+    if (s.ok()) s = RunPipeline(recipe, options);
+  }
   if (swe::trainer::StopRequested()) {
     swe::util::Progress::ClearBar();
     if (!s.ok()) std::fprintf(stderr, "swe-trainer: %s\n", s.message().c_str());  // what was saved

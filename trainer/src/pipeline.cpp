@@ -64,23 +64,16 @@ bool Runner::RefineUsesTeacher() const {
   return false;
 }
 
-// Every file under the teacher's directory, sorted (none when it is not here).
-std::vector<std::string> Runner::TeacherFiles() const {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(r_.teacher.path, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file(ec)) files.push_back(it->path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> Runner::TeacherFiles() const { return swe::trainer::TeacherFiles(r_.teacher); }
 
 // The teacher's files as one digest; "" when its directory is not here.
 std::string Runner::TeacherDigest() const {
   const std::vector<std::string> files = TeacherFiles();
   uint64_t h = Fnv1a64("teacher");
-  for (const std::string& path : files) h = Fnv1a64(path.substr(r_.teacher.path.size()) + " " + Digest(path) + "\n", h);
+  for (const std::string& path : files) {  // the weights file need not be under the directory
+    const bool under = path.compare(0, r_.teacher.path.size(), r_.teacher.path) == 0;
+    h = Fnv1a64((under ? path.substr(r_.teacher.path.size()) : path) + " " + Digest(path) + "\n", h);
+  }
   return files.empty() ? "" : HexU64(h);
 }
 
@@ -103,25 +96,11 @@ std::vector<std::string> Runner::Inputs(Stage s) const {
   return files;
 }
 
-// "size:fnv1a64" of the file's bytes (once per run and file, read in pieces: a teacher's weights can
-// be gigabytes); "" when it cannot be read.
+// FileDigest, once per run and file.
 std::string Runner::Digest(const std::string& path) const {
   auto it = digests_.find(path);
   if (it != digests_.end()) return it->second;
-  std::string digest;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f != nullptr) {
-    std::vector<char> buf(1 << 20);
-    uint64_t h = Fnv1a64(""), size = 0;
-    size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-      h = Fnv1a64(std::string_view(buf.data(), n), h);
-      size += n;
-    }
-    if (!std::ferror(f)) digest = std::to_string(size) + ":" + HexU64(h);
-    std::fclose(f);
-  }
-  return digests_[path] = digest;
+  return digests_[path] = FileDigest(path);
 }
 
 // Up to date: the marker's key (the recipe sections) matches, and every input file recorded in it
@@ -197,6 +176,9 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
     if (st.ok() && !FileExists(r_.teacher.path)) {
       st = IoError("teacher directory not found: " + r_.teacher.path +
                    (r_.teacher.kind == "use-lite" ? " (bash scripts/fetch-use-lite.sh fetches it and prints its path)" : ""));
+    }
+    if (st.ok() && !r_.teacher.weights.empty() && !FileExists(r_.teacher.weights)) {
+      st = IoError("teacher weights not found: " + r_.teacher.weights + " (swe-trainer tune writes them)");
     }
     if (st.ok()) st = kind->subword_vocab(r_.teacher, &vocab);  // its tokenizer files: cheap, no weights
     if (!st.ok()) return Status(st.code(), std::string(runs_stage(Stage::kExtract) ? "extract" : "refine") + ": " + st.message());

@@ -230,7 +230,7 @@ Status Runner::Export(json* stats) {
   Provenance& p = in.provenance;
   p.name = r_.name;
   p.description = r_.description;
-  p.teacher = r_.teacher.kind + ":" + r_.teacher.path;
+  p.teacher = r_.teacher.kind + ":" + r_.teacher.path + (r_.teacher.weights.empty() ? "" : "+" + r_.teacher.weights);
   for (const auto& path : r_.corpus.paths) p.corpus += (p.corpus.empty() ? "" : ", ") + path;
   p.recipe = r_.text;
   p.created_by = std::string("swe-trainer ") + SWE_TRAINER_VERSION;

@@ -43,20 +43,23 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   r->text = std::string(text);
   RecipeSection top(j, "");
   ReadKeys(kTopKeys, &top, r);
-  const char* kSections[] = {"corpus", "tokenizer", "vocab", "sample", "teacher", "pca",
+  const char* kSections[] = {"corpus", "tokenizer", "vocab", "sample", "teacher", "tune", "pca",
                              "refine", "init", "compress", "export"};
   for (const char* section : kSections) top.Sub(section);
   SWE_RETURN_IF_ERROR(top.Done());
   // Every stage's seed defaults to the recipe's (a section's own seed key overrides it).
-  r->sample.seed = r->refine_options.seed = r->init_vocab.seed = r->compress.seed = r->seed;
+  r->sample.seed = r->refine_options.seed = r->init_vocab.seed = r->compress.seed = r->tune.seed = r->seed;
   if (r->work_dir.empty()) return InvalidArgument("recipe: 'work_dir' is required");
   static const json kAbsent;  // null: an absent section reads as empty
   auto section = [&](const char* key) -> const json& { return j.contains(key) ? j[key] : kAbsent; };
-  SWE_RETURN_IF_ERROR(ParseCorpusSection(section("corpus"), r));
+  // A tune section without an export: a recipe for the teacher alone, which reads no corpus.
+  r->tune_only = j.contains("tune") && !j.contains("export");
+  if (!r->tune_only || j.contains("corpus")) SWE_RETURN_IF_ERROR(ParseCorpusSection(section("corpus"), r));
   SWE_RETURN_IF_ERROR(ParseTokenizerSection(section("tokenizer"), r));
   SWE_RETURN_IF_ERROR(ParseVocabSection(section("vocab"), r));
   SWE_RETURN_IF_ERROR(ParseSampleSection(section("sample"), r));
   SWE_RETURN_IF_ERROR(ParseTeacherSection(section("teacher"), r));
+  if (j.contains("tune")) SWE_RETURN_IF_ERROR(ParseTuneSection(j["tune"], r));
   SWE_RETURN_IF_ERROR(ParsePcaSection(section("pca"), r));
   SWE_RETURN_IF_ERROR(ParseRefineSection(section("refine"), r));
   if (j.contains("init")) {
@@ -72,11 +75,11 @@ Status ParseUnchecked(std::string_view text, Recipe* r) {
   if (r->train_new_rows && r->compress.method != CompressMethod::kNone) {
     return InvalidArgument("recipe: compress changes every row: it excludes refine.train_rows 'new'");
   }
-  SWE_RETURN_IF_ERROR(ParseExportSection(section("export"), r));
+  if (!r->tune_only) SWE_RETURN_IF_ERROR(ParseExportSection(section("export"), r));
   for (const char* s : {"corpus", "tokenizer", "vocab", "sample", "teacher", "pca", "refine", "export"}) {
     r->sections[s] = j.contains(s) ? j[s].dump() : "{}";
   }
-  for (const char* s : {"init", "compress"}) {  // optional: absent ones leave the stage keys as before
+  for (const char* s : {"init", "compress", "tune"}) {  // optional: absent ones leave the stage keys as before
     if (j.contains(s)) r->sections[s] = j[s].dump();
   }
   r->sections["seed"] = std::to_string(r->seed);
@@ -103,11 +106,20 @@ void OverrideTeacher(const std::string& kind, const std::string& path, Recipe* r
   r->sections["teacher"] = t.dump();
 }
 
+void OverrideTeacherWeights(const std::string& weights, Recipe* r) {
+  r->teacher.weights = weights;
+  json t = json::parse(r->sections["teacher"], nullptr, false);
+  if (!t.is_object()) t = json::object();
+  t["weights"] = weights;
+  r->sections["teacher"] = t.dump();
+}
+
 std::vector<std::string> DescribeRecipeKeys() {
   std::vector<std::string> out;
   DescribeKeys("", kTopKeys, &out);
   DescribeTextKeys(&out);
   DescribeTeacherKeys(&out);
+  DescribeTuneKeys(&out);
   DescribeRefineKeys(&out);
   DescribeInitKeys(&out);
   DescribeKeys("export", kExportKeys, &out);

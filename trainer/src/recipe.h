@@ -17,6 +17,7 @@
 #include "sampler.h"
 #include "swe/status.h"
 #include "teacher.h"
+#include "teacher_tune.h"
 #include "vocab.h"
 #include "vocab_extend.h"
 
@@ -31,6 +32,9 @@ struct Recipe {
   SampleOptions sample;
   TeacherOptions teacher;
   uint32_t teacher_batch = 64;
+  bool has_tune = false;          // a tune section: the teacher is fine-tuned first (teacher_tune.h)
+  TuneOptions tune;               // tune.output: the tuned weights, which the stages then read
+  bool tune_only = false;         // a tune section and no export: a recipe for the teacher alone
   PcaMode pca_mode = PcaMode::kSentence;
   PcaOptions pca;
   std::string init_model;         // init.model: start from this .swe (no vocab/sample/extract/pca)
@@ -56,6 +60,9 @@ Status LoadRecipe(const std::string& path, Recipe* out);
 // Replaces the recipe's teacher kind and path (swe-trainer --teacher KIND DIR); the teacher section's
 // canonical JSON changes with them, so the stages from extract on are keyed by the new teacher.
 void OverrideTeacher(const std::string& kind, const std::string& path, Recipe* recipe);
+// Sets teacher.weights (swe-trainer --teacher-weights, and the tuned teacher of a tune section), in the
+// teacher section's canonical JSON too, so the stages from extract on are keyed by it.
+void OverrideTeacherWeights(const std::string& weights, Recipe* recipe);
 // Every recipe key, "section.key<TAB>type<TAB>default<TAB>doc", from the sections' key tables
 // (`swe-trainer keys`).
 std::vector<std::string> DescribeRecipeKeys();

@@ -108,8 +108,6 @@ Status ParseDataFiles(const json& data, const std::string& where, std::vector<Tu
   return Status::Ok();
 }
 
-namespace {
-
 Status ParseObjective(const json& j, const std::string& where, double tau, ObjectiveSpec* o) {
   if (!j.is_object() || !j.contains("kind")) return InvalidArgument("recipe: '" + where + "' needs a 'kind'");
   if (!j.at("kind").is_string()) return InvalidArgument("recipe: '" + where + ".kind' must be a string");
@@ -138,6 +136,8 @@ Status ParseObjective(const json& j, const std::string& where, double tau, Objec
   }
   return Status::Ok();
 }
+
+namespace {
 
 // refine.matryoshka: a list of dims (weight 1) or {"dims", "weight"} entries; every objective gets it.
 Status ParseMatryoshka(const json& list, std::vector<PrefixLoss>* out) {

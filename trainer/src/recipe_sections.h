@@ -21,6 +21,7 @@ Status ParsePcaSection(const nlohmann::json& pca, Recipe* r);
 Status ParseRefineSection(const nlohmann::json& refine, Recipe* r);
 Status ParseCompressSection(const nlohmann::json& compress, Recipe* r);
 Status ParseInitSection(const nlohmann::json& init, Recipe* r);
+Status ParseTuneSection(const nlohmann::json& tune, Recipe* r);  // recipe_tune.cpp
 
 // adapt {model, words, min_count, pairs}: a base model gets the corpus's `words` most frequent words it
 // lacks, and only their rows are trained (KD against the teacher; contrastive on `pairs` too when
@@ -31,11 +32,14 @@ Status ExpandAdaptSection(nlohmann::json* recipe);
 // CJK modes a recipe may train (tokenizer.cjk, init.cjk; not subwords).
 Status ParseDataFiles(const nlohmann::json& data, const std::string& where, std::vector<TupleFile>* out);
 const std::vector<std::pair<const char*, CjkMode>>& TrainableCjkModes();
+// One objective of a list (refine.objectives, tune.objectives) at `where`; `tau` is its default tau.
+Status ParseObjective(const nlohmann::json& j, const std::string& where, double tau, ObjectiveSpec* o);
 
 // "section.key<TAB>type<TAB>default<TAB>doc" for every key of the sections each file parses.
 void DescribeTextKeys(std::vector<std::string>* out);
 void DescribeTeacherKeys(std::vector<std::string>* out);
 void DescribeRefineKeys(std::vector<std::string>* out);
 void DescribeInitKeys(std::vector<std::string>* out);
+void DescribeTuneKeys(std::vector<std::string>* out);
 
 }  // namespace swe::trainer

@@ -12,6 +12,8 @@ const RecipeKeys<Recipe> kTeacherKeys = {
     {"path", "the teacher's directory (required)", &Recipe::teacher, &TeacherOptions::path},
     {"batch_size", "sentences per forward pass", &Recipe::teacher_batch},
     {"max_tokens", "tokens per sentence (0: the model's limit)", &Recipe::teacher, &TeacherOptions::max_tokens},
+    {"weights", "use-lite: a tuned teacher's weights file (swe-trainer tune) read over the directory's",
+     &Recipe::teacher, &TeacherOptions::weights},
 };
 
 const RecipeKeys<Recipe> kPcaKeys = {

@@ -1,6 +1,7 @@
 #include "teacher.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 
 #include "swe/util/progress.h"
@@ -36,7 +37,23 @@ Status FindTeacherKind(const std::string& name, const TeacherKind** out) {
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out) {
   const TeacherKind* kind = nullptr;
   SWE_RETURN_IF_ERROR(FindTeacherKind(options.kind, &kind));
+  if (!options.weights.empty() && !kind->reads_weights) {
+    return InvalidArgument("teacher weights (" + options.weights + ") are for a fine-tuned use-lite teacher, not " +
+                           options.kind);
+  }
   return kind->load(options, out);
+}
+
+std::vector<std::string> TeacherFiles(const TeacherOptions& options) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(options.path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (!options.weights.empty() && std::filesystem::is_regular_file(options.weights, ec)) files.push_back(options.weights);
+  return files;
 }
 
 void AlignSpans(const std::vector<std::vector<TeacherToken>>& tokens, const std::vector<std::vector<WordSpan>>& spans,

@@ -65,6 +65,7 @@ struct TeacherOptions {
   std::string path;
   std::string device = "auto"; // auto | cpu | cuda
   uint32_t max_tokens = 0;     // including [CLS]/[SEP] (bert), </s> (t5); 0 = the model's limit (use-lite: 128 pieces)
+  std::string weights;         // a fine-tuned teacher's weights file overriding the directory's (teacher_tune.h)
 };
 
 // A kind of teacher, as recipes name it (teacher.kind). Each is defined in its teacher's own file and
@@ -75,10 +76,16 @@ struct TeacherKind {
   // The teacher's subword vocabulary from its files alone (no weights loaded): the exported model's
   // fallback for out-of-vocabulary words.
   Status (*subword_vocab)(const TeacherOptions& options, SubwordVocab* out);
+  // Whether the loader reads TeacherOptions::weights (the kinds `swe-trainer tune` fine-tunes).
+  bool reads_weights = false;
 };
 
 // The kind named `name`; an error listing the known kinds when there is none.
 Status FindTeacherKind(const std::string& name, const TeacherKind** out);
+
+// Every file the teacher reads: those under its directory, sorted, then its weights file (none that
+// is not here).
+std::vector<std::string> TeacherFiles(const TeacherOptions& options);
 
 // Loads the teacher of options.kind.
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out);

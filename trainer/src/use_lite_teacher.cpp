@@ -7,7 +7,10 @@
 #include <map>
 
 #include "matrix_io.h"
+#include "swe/formats/safetensors.h"
 #include "swe/formats/tfjs_model.h"
+#include "swe/util/file.h"
+#include "teacher_files.h"
 
 namespace swe::trainer {
 namespace {
@@ -91,6 +94,11 @@ struct UseLiteModel::Impl {
   Layer layers[2];
 
   Status LoadLayer(Weights& w, int l, int64_t in);
+  // The weights a weights file names (UseLiteModel::WeightNames), in that order.
+  std::vector<std::pair<std::string, torch::Tensor*>> Named();
+  // A batch's pieces (truncated to max_tokens) and its padded ids and mask [B, L] on the device.
+  void Inputs(const std::vector<std::string>& sentences, std::vector<std::vector<UseLiteToken>>* tokens,
+              torch::Tensor* ids, torch::Tensor* mask) const;
   torch::Tensor Attention(const Layer& l, const torch::Tensor& x, const torch::Tensor& bias, int64_t B, int64_t L) const;
   torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask, torch::Tensor* pooled) const;
 };
@@ -125,6 +133,47 @@ Status UseLiteModel::Impl::LoadLayer(Weights& w, int li, int64_t in) {
   l.heads = in / static_cast<int64_t>(head_dims);
   if (std::fabs(l.scale - 1.0 / std::sqrt(head_dims)) > 1e-6) return Unsupported("unexpected attention scale");
   return Status::Ok();
+}
+
+std::vector<std::pair<std::string, torch::Tensor*>> UseLiteModel::Impl::Named() {
+  std::vector<std::pair<std::string, torch::Tensor*>> out = {{"embeddings", &emb}};
+  for (int li = 0; li < 2; ++li) {
+    Layer& l = layers[li];
+    const std::string p = "layer" + std::to_string(li) + ".";
+    for (auto [name, t] : {std::pair{"ln1.scale", &l.ln1_g}, {"ln1.bias", &l.ln1_b}, {"qkv.weight", &l.w_qkv},
+                           {"qkv.bias", &l.b_qkv}, {"out.weight", &l.w_out}, {"out.bias", &l.b_out},
+                           {"residual.weight", &l.w_res}, {"residual.bias", &l.b_res}, {"ln2.scale", &l.ln2_g},
+                           {"ln2.bias", &l.ln2_b}, {"ffn1.weight", &l.w1}, {"ffn1.bias", &l.b1},
+                           {"ffn2.weight", &l.w2}, {"ffn2.bias", &l.b2}}) {
+      if (t->defined()) out.push_back({p + name, t});  // layer 1 has no residual projection
+    }
+  }
+  out.push_back({"head.weight", &w_head});
+  out.push_back({"head.bias", &b_head});
+  return out;
+}
+
+void UseLiteModel::Impl::Inputs(const std::vector<std::string>& sentences,
+                                std::vector<std::vector<UseLiteToken>>* tokens, torch::Tensor* ids,
+                                torch::Tensor* mask) const {
+  const int64_t B = static_cast<int64_t>(sentences.size());
+  tokens->assign(B, {});
+  int64_t L = 1;
+  for (int64_t b = 0; b < B; ++b) {
+    tokenizer.Tokenize(sentences[b], &(*tokens)[b]);
+    if ((*tokens)[b].size() > max_tokens) (*tokens)[b].resize(max_tokens);
+    L = std::max<int64_t>(L, static_cast<int64_t>((*tokens)[b].size()));
+  }
+  std::vector<int64_t> id(B * L, 0);
+  std::vector<float> m(B * L, 0.0f);
+  for (int64_t b = 0; b < B; ++b) {
+    for (size_t i = 0; i < (*tokens)[b].size(); ++i) {
+      id[b * L + i] = (*tokens)[b][i].id;
+      m[b * L + i] = 1.0f;
+    }
+  }
+  *ids = torch::from_blob(id.data(), {B, L}, torch::kInt64).to(device, /*non_blocking=*/false, /*copy=*/true);
+  *mask = torch::from_blob(m.data(), {B, L}, torch::kFloat32).to(device, false, true);
 }
 
 torch::Tensor UseLiteModel::Impl::Attention(const Layer& l, const torch::Tensor& x, const torch::Tensor& bias,
@@ -242,27 +291,16 @@ Status UseLiteModel::Run(const std::vector<std::string>& sentences, bool token_v
   out->token_vectors.clear();
   out->pooled.clear();
   if (B == 0) return Status::Ok();
-  int64_t L = 1, total = 0;
-  for (int64_t b = 0; b < B; ++b) {
-    s.tokenizer.Tokenize(sentences[b], &out->tokens[b]);
-    if (out->tokens[b].size() > s.max_tokens) out->tokens[b].resize(s.max_tokens);
-    L = std::max<int64_t>(L, static_cast<int64_t>(out->tokens[b].size()));
-    total += static_cast<int64_t>(out->tokens[b].size());
-  }
-  std::vector<int64_t> ids(B * L, 0), rows;
-  std::vector<float> mask(B * L, 0.0f);
-  for (int64_t b = 0; b < B; ++b) {
-    for (size_t i = 0; i < out->tokens[b].size(); ++i) {
-      ids[b * L + i] = out->tokens[b][i].id;
-      mask[b * L + i] = 1.0f;
-      rows.push_back(b * L + static_cast<int64_t>(i));
-    }
-  }
   try {
     torch::InferenceMode guard;
-    torch::Tensor tid = torch::from_blob(ids.data(), {B, L}, torch::kInt64).to(s.device);
-    torch::Tensor tmask = torch::from_blob(mask.data(), {B, L}, torch::kFloat32).to(s.device);
-    torch::Tensor pooled;
+    torch::Tensor tid, tmask, pooled;
+    s.Inputs(sentences, &out->tokens, &tid, &tmask);
+    const int64_t L = tid.size(1);
+    std::vector<int64_t> rows;  // flat positions of the real pieces
+    for (int64_t b = 0; b < B; ++b) {
+      for (size_t i = 0; i < out->tokens[b].size(); ++i) rows.push_back(b * L + static_cast<int64_t>(i));
+    }
+    const int64_t total = static_cast<int64_t>(rows.size());
     torch::Tensor hidden = s.Forward(tid, tmask, &pooled);
     pooled = pooled.contiguous().to(torch::kCPU);
     out->pooled.assign(pooled.data_ptr<float>(), pooled.data_ptr<float>() + B * H);
@@ -274,6 +312,85 @@ Status UseLiteModel::Run(const std::vector<std::string>& sentences, bool token_v
   } catch (const std::exception& e) {
     return Internal(std::string("USE-lite forward pass failed: ") + e.what());
   }
+  return Status::Ok();
+}
+
+std::vector<std::string> UseLiteModel::WeightNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, t] : impl_->Named()) names.push_back(name);
+  return names;
+}
+
+std::vector<torch::Tensor> UseLiteModel::Parameters() const {
+  std::vector<torch::Tensor> out;
+  for (const auto& [name, t] : impl_->Named()) out.push_back(*t);
+  return out;
+}
+
+torch::Tensor UseLiteModel::PooledForTraining(const std::vector<std::string>& sentences) const {
+  // Padding is most of a mixed batch's cost (attention is quadratic in the longest sentence): the
+  // sentences go through in groups of similar length, and their rows come back in input order.
+  constexpr size_t kGroup = 32;
+  std::vector<UseLiteToken> pieces;
+  std::vector<size_t> length(sentences.size()), order(sentences.size());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    impl_->tokenizer.Tokenize(sentences[i], &pieces);
+    length[i] = std::min<size_t>(pieces.size(), impl_->max_tokens);
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return length[a] < length[b]; });
+  std::vector<torch::Tensor> groups;
+  std::vector<std::vector<UseLiteToken>> tokens;
+  for (size_t begin = 0; begin < order.size(); begin += kGroup) {
+    std::vector<std::string> group;
+    for (size_t i = begin; i < std::min(order.size(), begin + kGroup); ++i) group.push_back(sentences[order[i]]);
+    torch::Tensor ids, mask, pooled;
+    impl_->Inputs(group, &tokens, &ids, &mask);
+    impl_->Forward(ids, mask, &pooled);
+    groups.push_back(pooled);
+  }
+  std::vector<int64_t> where(order.size());  // the sorted row of each input sentence
+  for (size_t k = 0; k < order.size(); ++k) where[order[k]] = static_cast<int64_t>(k);
+  torch::Tensor rows = torch::tensor(where, torch::TensorOptions().dtype(torch::kInt64)).to(impl_->device);
+  return torch::cat(groups, 0).index_select(0, rows);
+}
+
+Status UseLiteModel::LoadWeights(const std::string& path) {
+  if (!FileExists(path)) return IoError("teacher weights not found: " + path);
+  std::unique_ptr<formats::SafeTensors> st;
+  SWE_RETURN_IF_ERROR(formats::SafeTensors::Open(path, &st));
+  std::map<std::string, torch::Tensor*> named;
+  for (const auto& [name, t] : impl_->Named()) named[name] = t;
+  for (const auto& [name, tensor] : st->tensors()) {
+    auto it = named.find(name);
+    if (it == named.end()) return Corrupt(path + ": '" + name + "' is not a USE-lite weight");
+    std::vector<float> values;
+    SWE_RETURN_IF_ERROR(ReadFiniteF32(*st, path, name, it->second->sizes().vec(), &values));
+    try {
+      torch::NoGradGuard no_grad;
+      it->second->copy_(torch::from_blob(values.data(), it->second->sizes(), torch::kFloat32));
+    } catch (const std::exception& e) {
+      return Internal(path + ": cannot set '" + name + "': " + e.what());
+    }
+  }
+  return Status::Ok();
+}
+
+Status UseLiteModel::SaveWeights(const std::string& path, const std::map<std::string, std::string>& metadata) const {
+  std::map<std::string, formats::StTensorBytes> tensors;
+  try {
+    for (const auto& [name, t] : impl_->Named()) {
+      torch::Tensor c = t->detach().to(torch::kCPU).contiguous();
+      formats::StTensorBytes& b = tensors[name];
+      b.shape = c.sizes().vec();
+      b.bytes.assign(reinterpret_cast<const char*>(c.data_ptr<float>()), c.numel() * sizeof(float));
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("cannot read the USE-lite weights: ") + e.what());
+  }
+  const std::string bytes = formats::SafetensorsBytes(tensors, metadata);
+  std::string error;
+  if (!util::WriteFileAtomically(path, {util::ByteSpan{bytes.data(), bytes.size()}}, &error)) return IoError(error);
   return Status::Ok();
 }
 
@@ -333,8 +450,9 @@ Status LoadUseLiteTeacher(const TeacherOptions& options, std::unique_ptr<Teacher
   SWE_RETURN_IF_ERROR(ResolveDevice(options.device, &device));
   std::unique_ptr<UseLiteModel> m;
   SWE_RETURN_IF_ERROR(UseLiteModel::Load(options.path, device, &m));
+  if (!options.weights.empty()) SWE_RETURN_IF_ERROR(m->LoadWeights(options.weights));
   m->set_max_tokens(options.max_tokens);
-  *out = std::make_unique<UseLiteTeacher>(std::move(m), options.path);
+  *out = std::make_unique<UseLiteTeacher>(std::move(m), options.path + (options.weights.empty() ? "" : "+" + options.weights));
   return Status::Ok();
 }
 
@@ -349,6 +467,6 @@ Status UseLiteSubwordVocab(const TeacherOptions& options, SubwordVocab* out) {
 }
 }  // namespace
 
-extern const TeacherKind kUseLiteTeacher = {"use-lite", LoadUseLiteTeacher, UseLiteSubwordVocab};
+extern const TeacherKind kUseLiteTeacher = {"use-lite", LoadUseLiteTeacher, UseLiteSubwordVocab, /*reads_weights=*/true};
 
 }  // namespace swe::trainer

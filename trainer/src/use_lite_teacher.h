@@ -17,6 +17,7 @@
 // (the JS pipeline would instead drop trailing empty sentences from its output).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,22 @@ class UseLiteModel {
 
   // Tokenises, truncates to max_tokens() pieces and runs the graph; token vectors only when asked.
   Status Run(const std::vector<std::string>& sentences, bool token_vectors, UseLiteBatch* out) const;
+
+  // The weights fine-tuning changes (teacher_tune.h), by their names in a weights file: "embeddings",
+  // "layerN.{ln1,ln2}.{scale,bias}", "layerN.{qkv,out,ffn1,ffn2}.{weight,bias}", "layer0.residual.*",
+  // "head.{weight,bias}" (the constants, like the timing frequencies, stay the graph's).
+  std::vector<std::string> WeightNames() const;
+  // teacher.weights: replaces the graph's weights by those of a safetensors file (SaveWeights writes
+  // one). Every tensor in it must be one of WeightNames(), f32/f16/bf16 of that shape, finite; the
+  // weights it does not name keep the graph's values.
+  Status LoadWeights(const std::string& path);
+  // Every weight of WeightNames() as f32 into a safetensors file (atomically), with `metadata`.
+  Status SaveWeights(const std::string& path, const std::map<std::string, std::string>& metadata) const;
+  // For fine-tuning (teacher_tune.cpp, which includes torch): the weights as handles on the model's
+  // own storage (in WeightNames() order), and the pooled vectors of `sentences` ([B, dims()],
+  // tokenised and truncated as Run does) computed with autograd.
+  std::vector<at::Tensor> Parameters() const;
+  at::Tensor PooledForTraining(const std::vector<std::string>& sentences) const;
 
   const UseLiteTokenizer& tokenizer() const;
   uint32_t dims() const;

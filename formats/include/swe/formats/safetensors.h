@@ -55,4 +55,15 @@ class SafeTensors {
   size_t map_size_ = 0;
 };
 
+// One tensor to write: `bytes` holds its elements, little-endian, in `dtype` (numel x size bytes).
+struct StTensorBytes {
+  StDType dtype = StDType::kF32;
+  std::vector<int64_t> shape;
+  std::string bytes;
+};
+// A complete safetensors file: the header (tensors in name order, offsets packed, padded to 8 bytes,
+// `metadata` as "__metadata__") and the data. What FromBytes reads back.
+std::string SafetensorsBytes(const std::map<std::string, StTensorBytes>& tensors,
+                             const std::map<std::string, std::string>& metadata = {});
+
 }  // namespace swe::formats

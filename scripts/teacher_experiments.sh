@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The teacher fine-tuning experiments (docs/RESULTS.md, "A teacher tuned here"): variants of
+# recipes/use-lite-tuned.json, each tuned by `swe-trainer tune` in a work directory of its own, then the
+# tuned teacher (and, with snapshots, the weights of every evaluation) scored as a teacher on the dev
+# sets by `swe-trainer eval --teacher use-lite DIR --teacher-weights FILE` (the code of `swe eval`).
+#   bash scripts/teacher_experiments.sh [NAME...]          (default: every variant below)
+#   SWE_TEACHER_TASKS=LIST   the tasks scored (default: the seven STS dev sets; add scifact for the chosen)
+#   SWE_THREADS=N            torch threads of the tuning and the scoring (default 1)
+# Writes build/teacher/NAME.json (the recipe), NAME.log, NAME.jsonl (the tuned teacher's scores, model
+# NAME) and NAME.step-N.jsonl (each snapshot's, model NAME.step-N), for scripts/leave_one_out.py, and one
+# line per run to build/teacher/runs.tsv: name, wall seconds of the tuning, best step / steps, scores.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export OMP_WAIT_POLICY=PASSIVE  # libgomp's spin-waits halve torch on a shared 2-core machine
+trainer=${SWE_TRAINER:-build/native/trainer/swe-trainer}
+tasks=${SWE_TEACHER_TASKS:-stsb,sts12,sts13,sts14,sts15,sick,sts17}
+threads=${SWE_THREADS:-1}  # one torch thread: two are slower on 2 cores shared with other jobs
+base=recipes/use-lite-tuned.json
+out=build/teacher
+mkdir -p "$out"
+dir=$(bash scripts/fetch-use-lite.sh)
+
+# NAME -> Python edits of the recipe dict r (t = r["tune"], o = t["objectives"]).
+declare -A variants=(
+  # NLI triples only (12,220: SNLI dev + test, MultiNLI dev), 4 epochs, the held-out loss and a
+  # snapshot at each epoch's end.
+  [nli-lr5e-5]='o[:] = [o[0]]; t.update(lr=5e-5, max_epochs=4, warmup=0.1, eval_steps=0)'
+  [nli-lr1e-4]='o[:] = [o[0]]; t.update(lr=1e-4, max_epochs=4, warmup=0.1, eval_steps=0)'
+  [nli-lr2e-5]='o[:] = [o[0]]; t.update(lr=2e-5, max_epochs=4, warmup=0.1, eval_steps=0)'
+)
+
+# Scores one weights file as the teacher NAME: NAME.jsonl.
+score() {
+  local weights=$1 name=$2
+  "$trainer" eval --teacher use-lite "$dir" --teacher-weights "$weights" --tasks "$tasks" --threads "$threads" \
+    --json "$out/$name.raw.jsonl" > /dev/null 2>> "$out/$name.eval.log"
+  python3 -c 'import json,sys
+with open(sys.argv[2], "w") as f:
+    for l in open(sys.argv[1]):
+        r = json.loads(l); r["model"] = sys.argv[3]; f.write(json.dumps(r) + "\n")' \
+    "$out/$name.raw.jsonl" "$out/$name.jsonl" "$name"
+  rm -f "$out/$name.raw.jsonl"
+}
+
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=("${!variants[@]}")
+for name in "${names[@]}"; do
+  [ -n "${variants[$name]+x}" ] || { echo "unknown variant $name" >&2; exit 1; }
+  python3 - "$base" "$out/$name.json" "$name" "$dir" <<PY
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["name"], r["work_dir"], r["teacher"]["path"] = "use-lite-" + sys.argv[3], "build/teacher/" + sys.argv[3], sys.argv[4]
+t = r["tune"]; o = t["objectives"]
+${variants[$name]}
+json.dump(r, open(sys.argv[2], "w"), indent=2)
+PY
+  SECONDS=0
+  "$trainer" tune --recipe "$out/$name.json" --threads "$threads" 2> "$out/$name.log"
+  secs=$SECONDS
+  weights=build/teacher/$name/teacher.safetensors
+  score "$weights" "$name"
+  for snap in build/teacher/"$name"/teacher.step-*.safetensors; do
+    [ -e "$snap" ] || continue
+    step=${snap##*step-}; step=${step%.safetensors}
+    [ -s "$out/$name.step-$step.jsonl" ] || score "$snap" "$name.step-$step"
+  done
+  best=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stats"]; print(f"{s[\"best_step\"]}/{s[\"steps\"]}")' "$weights.json")
+  scores=$(python3 -c 'import json,sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+sts = [r["score"] for r in rs if r["metric"] == "spearman"]
+print(" ".join(f"{r[\"task\"]}={r[\"score\"]:.2f}" for r in rs), f"avg7={sum(sts) / len(sts):.2f}")' "$out/$name.jsonl")
+  printf '%s\t%ss\tbest step %s\t%s\n' "$name" "$secs" "$best" "$scores" | tee -a "$out/runs.tsv"
+done
