@@ -12,7 +12,8 @@
    checksum and sha256;
 4. links: every relative link names a file or folder of the checkout, and a #fragment names a heading
    of the Markdown file it points to (GitHub's anchors);
-5. README.md has at most 150 lines, and every Markdown file is reachable by links from it.
+5. README.md has at most 150 lines, and every Markdown file is reachable by links from it;
+6. every model in models/ has a card (models/NAME.md) and a row in the chooser, models/README.md.
 
 CHANGELOG.md is history: only its links are checked. Runs in a second or two without a build (the
 `zstd` program reads the zstd-sealed models). Exit status 1 lists each problem with its file and line."""
@@ -437,6 +438,12 @@ def main():
     if readme_lines > README_MAX_LINES:
         problems.append(f"README.md: {readme_lines} lines, more than {README_MAX_LINES}")
     problems += [f"{rel}: not reachable by links from README.md" for rel in unreachable(links)]
+    chooser = texts.get("models/README.md", "")
+    for name in models:
+        if f"models/{name}.md" not in texts:
+            problems.append(f"models/{name}.swe has no model card, models/{name}.md")
+        if not re.search(r"(?<![\w-])" + re.escape(name) + r"\.swe", chooser):
+            problems.append(f"models/README.md: the chooser does not name models/{name}.swe")
     for problem in problems:
         print(problem)
     print(f"docs_test: {len(texts)} Markdown files, {len(models)} models, {readme_lines} README lines, "
