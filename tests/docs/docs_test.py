@@ -11,12 +11,13 @@
 3. model cards: the "**The file**" paragraph of models/NAME.md gives models/NAME.swe's bytes, header
    checksum and sha256;
 4. links: every relative link names a file or folder of the checkout, and a #fragment names a heading
-   of the Markdown file it points to (GitHub's anchors);
+   of the Markdown file it points to (GitHub's anchors), and no code block is left open (a missing
+   fence turns the rest of a page into code and hides its headings);
 5. README.md has at most 150 lines, and every Markdown file is reachable by links from it;
 6. every model in models/ has a card (models/NAME.md) and a row in the chooser, models/README.md.
 
-CHANGELOG.md is history: only its links are checked. Runs in a second or two without a build (the
-`zstd` program reads the zstd-sealed models). Exit status 1 lists each problem with its file and line."""
+CHANGELOG.md is history: only its links are checked. Runs in a few seconds without a build (`gzip -9`
+of the default model is most of it; the `zstd` program reads the zstd-sealed models). Exit status 1 lists each problem with its file and line."""
 import functools
 import hashlib
 import pathlib
