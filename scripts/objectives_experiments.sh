@@ -121,7 +121,25 @@ declare -A variants=(
   [d030-lr5e-3]='d030(); r["refine"].update(lr=5e-3, max_epochs=25)'
   [d030-decay6]='d030(); r["refine"].update(lr_decay="linear", max_epochs=6, patience=6)'
   [d030-decay10]='d030(); r["refine"].update(lr_decay="linear", max_epochs=10, patience=10)'
+  # The tuned teacher (docs/RESULTS.md, "A teacher tuned here"; SWE_TUNED_TEACHER: its weights file):
+  # the default's base distilled further from it on the first N corpus lines (KD batches of 1,024, as
+  # the base was made), the default's recipe (contrastive step, abtt) on top, and a KD term from it in
+  # the default's recipe; dflt is the default's recipe re-run here.
+  [dflt]='dflt()'
+  [dflt-seed2]='dflt(); r["seed"] = 2'
+  [tuned-kd200k]='kd_tuned(200000)'
+  [tuned-kd200k-dflt]='dflt("tuned-kd200k")'
+  [dflt-kdtuned1]='dflt(); kd_term(1)'
+  [dflt-kdtuned0.3]='dflt(); kd_term(0.3)'
+  [tuned-kd200k-dflt-kdtuned1]='dflt("tuned-kd200k"); kd_term(1)'
+  # A larger vocabulary within the size budget: the base's 39,998 words and the 14,000 commonest words it
+  # lacks in a seeded million corpus lines (subword start, init.add_vocab), in the default's recipe
+  # alone, and distilled with tuned-kd200k (its work directory: the teacher's vectors are shared) before it.
+  [dflt-v54k]='dflt(); add_words(14000)'
+  [tuned-kd200k-v54k]='kd_tuned(200000); add_words(14000)'
+  [tuned-kd200k-v54k-dflt]='dflt("tuned-kd200k-v54k")'
 )
+tuned=${SWE_TUNED_TEACHER:-build/tune/use-lite-tuned/teacher.safetensors}
 # The KD variants' unseen corpus slice (filtered like the whole file: it is a part of it).
 slice=$out/en-sentences-1m-1.3m.txt
 if [[ " $* " == *" kdmore"* && ! -s $slice ]]; then
@@ -170,6 +188,23 @@ def d030():  # the default's recipe as it was in 0.3.0, in a work directory of i
                       work_dir="build/train/objectives-" + sys.argv[4])
   r["export"]["path"] = sys.argv[3]; o[:] = r["refine"]["objectives"]; r["refine"]["objectives"] = o
   tau(0.1); o[0]["weight"] = 1; r.pop("compress", None)
+def dflt(model=None):  # the default's recipe (recipes/en-use-lite-large-para.json), from the model named (default: its base)
+  r.clear(); r.update(json.load(open("recipes/en-use-lite-large-para.json")), name="swe-" + sys.argv[4], threads=1,
+                      work_dir="build/train/objectives-" + sys.argv[4])
+  r["export"]["path"] = sys.argv[3]; o[:] = r["refine"]["objectives"]; r["refine"]["objectives"] = o
+  if model: from_model(model)
+def kd_tuned(n):  # KD only from the tuned teacher, on the first n corpus lines (work directory shared by n: one teacher pass)
+  r["init"]["model"] = "models/swe-en-use-lite-large-kd.swe"
+  r["corpus"] = {"paths": ["../shared/data/train/en-sentences.txt.zst"], "max_sentences": n}
+  r["teacher"]["weights"] = "$tuned"
+  r["refine"] = {"objectives": o, "sentences": n, "batch_size": 1024, "lr": 3e-3, "max_epochs": 40, "patience": 3,
+                 "heldout": 0.05, "optimizer": "lazy_adam"}
+  o[:] = [{"kind": "kd", "weight": 1}]; r["work_dir"], r["threads"] = "build/train/objectives-kdtuned-%d" % n, 1
+def add_words(n):  # the init model's vocabulary plus the n commonest corpus words it lacks
+  r["init"]["add_vocab"] = [{"paths": [{"path": "../shared/data/train/en-sentences.txt.zst", "max": 1000000,
+                                        "skip_malformed": True}], "column": 1, "columns": 1, "size": n, "min_count": 5}]
+def kd_term(w):  # a KD term from the tuned teacher beside the contrastive ones, on refine.sentences corpus sentences
+  o.insert(0, {"kind": "kd", "weight": w}); r["teacher"]["weights"] = "$tuned"
 ${variants[$name]}
 if not o: r["refine"] = {"method": "none"}
 json.dump(r, open(sys.argv[2], "w"), indent=2)
