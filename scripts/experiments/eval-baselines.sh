@@ -6,11 +6,11 @@
 # Output: build/baselines/results.md (tables), results.jsonl (one record per model and task) and
 # per-task wall times, printed too.
 #
-# usage: scripts/eval-baselines.sh [extra swe eval options, e.g. --limit 100]
+# usage: scripts/experiments/eval-baselines.sh [extra swe eval options, e.g. --limit 100]
 # env:   SWE=path/to/swe (default: build/native/bin/swe), SWE_DATA (default ../shared/data)
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 swe="${SWE:-build/native/bin/swe}"
 if [[ ! -x "$swe" ]]; then

@@ -2,13 +2,13 @@
 # The Matryoshka experiments (docs/RESULTS.md, "Matryoshka dimensions"): variants of the default
 # recipe recipes/en-use-lite-large-para.json (the contrastive step on the base model), each scored on
 # the seven dev STS sets at 256, 128 and 64 dims (`swe eval --dims N`: the first N dims, normalised).
-#   bash scripts/matryoshka_experiments.sh [NAME...]    (default: para mrl; see `variants` below)
+#   bash scripts/experiments/matryoshka_experiments.sh [NAME...]    (default: para mrl; see `variants` below)
 # Writes build/matryoshka/NAME.swe, NAME.json (the recipe), NAME.log, NAME-dN.jsonl (swe eval --json:
-# the leave-one-set-out input, scripts/leave_one_out.py) and one line per run and dims to
+# the leave-one-set-out input, scripts/experiments/leave_one_out.py) and one line per run and dims to
 # build/matryoshka/runs.tsv: name, wall seconds, dims, each set's score and the 7-set mean (of the
 # unrounded scores).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 export OMP_WAIT_POLICY=PASSIVE  # libgomp's spin-waits halve torch on a shared 2-core machine
 swe=build/native/bin/swe

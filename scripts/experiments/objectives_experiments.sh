@@ -5,17 +5,17 @@
 # (STS-B dev, STS12-15, SICK, STS17; SciFact nDCG@10). All variants share one work directory, so the
 # teacher's vectors of the KD sentences are computed once (cached); every variant re-runs refine and
 # export.
-#   bash scripts/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
+#   bash scripts/experiments/objectives_experiments.sh [NAME...]    (default: every variant; see `variants` below)
 # Writes build/objectives/NAME.swe, NAME.json (the recipe), NAME.log, NAME.jsonl (the scores, for
-# scripts/leave_one_out.py), and one line per run to build/objectives/runs.tsv: name, wall seconds
+# scripts/experiments/leave_one_out.py), and one line per run to build/objectives/runs.tsv: name, wall seconds
 # (training and export), dev scores and their means, each objective's held-out loss (initial -> best)
 # and the epoch kept.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 export OMP_WAIT_POLICY=PASSIVE  # libgomp's spin-waits halve torch on a shared 2-core machine
 swe=build/native/bin/swe
-trainer=${SWE_TRAINER:-build/native/trainer/swe-trainer}  # as scripts/results.sh; the trainer preset builds build/trainer/trainer/swe-trainer
+trainer=${SWE_TRAINER:-build/native/trainer/swe-trainer}  # as scripts/experiments/results.sh; the trainer preset builds build/trainer/trainer/swe-trainer
 base=recipes/en-use-lite-large-nli-cpu.json
 out=build/objectives
 tasks=stsb,sts12,sts13,sts14,sts15,sick,sts17,scifact

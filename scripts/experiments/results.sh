@@ -9,9 +9,9 @@
 #  3. swe eval on the students, the shipped default model and the GloVe placeholder, swe-trainer eval
 #     on the teacher (USE-lite).
 # On the 2-core machine step 1 takes about 30 minutes (extraction), the rest about 15.
-# usage: scripts/results.sh [--tasks LIST]     (default: all tasks; e.g. --tasks sts for a quick run)
+# usage: scripts/experiments/results.sh [--tasks LIST]     (default: all tasks; e.g. --tasks sts for a quick run)
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 tasks=all
 [ "${1:-}" = --tasks ] && tasks=$2
@@ -60,6 +60,6 @@ models=(models/glove-100d-50k-int8.swe "$out/extract.swe" "$out/pca-noabtt.swe" 
 rm -f "$out/students.jsonl" "$out/teacher.jsonl"
 "$swe" eval "${models[@]}" --tasks "$tasks" --json "$out/students.jsonl" --no-details >/dev/null
 "$trainer" eval --teacher use-lite "$teacher" --tasks "$tasks" --json "$out/teacher.jsonl" --quiet >/dev/null
-python3 scripts/results_tables.py "$out/teacher.jsonl" "$out/students.jsonl" -- "${models[@]}" > "$out/results.md"
+python3 scripts/experiments/results_tables.py "$out/teacher.jsonl" "$out/students.jsonl" -- "${models[@]}" > "$out/results.md"
 cat "$out/results.md"
 log "done in ${SECONDS}s; tables in $out/results.md"

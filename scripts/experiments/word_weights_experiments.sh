@@ -3,10 +3,10 @@
 # frequencies"): counts each vocabulary row over the training corpus with the model's own tokenizer
 # (once, cached), writes SIF (a in 1e-2 .. 1e-5) and log-rank Zipf weights into copies of the default
 # and its base, scores every copy on the dev sets, and prints the leave-one-set-out tables.
-#   bash scripts/word_weights_experiments.sh
+#   bash scripts/experiments/word_weights_experiments.sh
 # Writes build/word-weights/: counts.tsv, the weight files, the weighted models, weights-MODEL.jsonl/.md.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 swe=build/native/bin/swe
 out=build/word-weights
@@ -36,6 +36,6 @@ for model in swe-en-use-lite-large-para swe-en-use-lite-large; do
   echo "## $model"
   cat "$out/weights-$model.md"
   echo
-  /usr/bin/python3 scripts/leave_one_out.py "$model" "$out/weights-$model.jsonl"
+  /usr/bin/python3 scripts/experiments/leave_one_out.py "$model" "$out/weights-$model.jsonl"
   echo
 done

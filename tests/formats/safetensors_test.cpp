@@ -6,13 +6,12 @@
 #include <cstring>
 
 #include "swe/half.h"
-#include "test_util.h"
+#include "test_files.h"
 
-namespace swe::trainer {
+namespace swe::formats {
 namespace {
-using testing::SafetensorsBytes;
-using testing::TensorSpec;
-using formats::SafeTensors;
+using test::SafetensorsBytes;
+using test::TensorSpec;
 
 Status Parse(const std::string& bytes, std::unique_ptr<SafeTensors>* out) {
   return SafeTensors::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out);
@@ -24,7 +23,7 @@ std::string Raw(const std::string& header, size_t data_bytes) {
   return std::string(reinterpret_cast<const char*>(&n), 8) + header + std::string(data_bytes, '\0');
 }
 
-TEST(TrainerSafetensors, ReadsF32F16Bf16) {
+TEST(Safetensors, ReadsF32F16Bf16) {
   std::vector<float> v = {1.0f, -2.5f, 0.15625f, 3.0f, 0.0f, -0.0f};
   for (const char* dtype : {"F32", "F16", "BF16"}) {
     std::map<std::string, TensorSpec> t = {{"w", {dtype, {2, 3}, v}}, {"b", {dtype, {3}, {1, 2, 3}}}};
@@ -40,7 +39,7 @@ TEST(TrainerSafetensors, ReadsF32F16Bf16) {
   }
 }
 
-TEST(TrainerSafetensors, HalfConversionIsExact) {
+TEST(Safetensors, HalfConversionIsExact) {
   EXPECT_EQ(HalfToFloat(0x3C00), 1.0f);
   EXPECT_EQ(HalfToFloat(0xC000), -2.0f);
   EXPECT_EQ(HalfToFloat(0x7BFF), 65504.0f);
@@ -49,7 +48,7 @@ TEST(TrainerSafetensors, HalfConversionIsExact) {
   EXPECT_EQ(BFloat16ToFloat(0x3F80), 1.0f);
 }
 
-TEST(TrainerSafetensors, RejectsBadFiles) {
+TEST(Safetensors, RejectsBadFiles) {
   std::unique_ptr<SafeTensors> st;
   struct Case {
     const char* what;
@@ -77,20 +76,20 @@ TEST(TrainerSafetensors, RejectsBadFiles) {
   }
 }
 
-TEST(TrainerSafetensors, OpenMapsFilesAndReportsMissingOnes) {
-  testing::TempDir dir;
-  testing::WriteFile(dir.file("m.safetensors"), SafetensorsBytes({{"x", {"F32", {1}, {4.0f}}}}));
+TEST(Safetensors, OpenMapsFilesAndReportsMissingOnes) {
+  test::TempDir dir;
+  test::WriteFile(dir.file("m.safetensors"), SafetensorsBytes({{"x", {"F32", {1}, {4.0f}}}}));
   std::unique_ptr<SafeTensors> st;
   ASSERT_TRUE(SafeTensors::Open(dir.file("m.safetensors"), &st).ok());
   std::vector<float> out;
   ASSERT_TRUE(st->ReadF32("x", {1}, &out).ok());
   EXPECT_EQ(out[0], 4.0f);
   EXPECT_EQ(SafeTensors::Open(dir.file("none.safetensors"), &st).code(), StatusCode::kIo);
-  testing::WriteFile(dir.file("bad.safetensors"), Raw("{\"a\"", 0));
+  test::WriteFile(dir.file("bad.safetensors"), Raw("{\"a\"", 0));
   Status s = SafeTensors::Open(dir.file("bad.safetensors"), &st);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_NE(s.message().find("bad.safetensors"), std::string::npos);
 }
 
 }  // namespace
-}  // namespace swe::trainer
+}  // namespace swe::formats

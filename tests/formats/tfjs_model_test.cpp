@@ -6,15 +6,12 @@
 #include <cstring>
 #include <limits>
 
-#include "matrix_io.h"
-#include "test_util.h"
-#include "use_lite_test_util.h"
+#include "test_files.h"
 
-namespace swe::trainer {
+namespace swe::formats {
 namespace {
-using testing::TempDir;
-using testing::WriteFile;
-using formats::TfjsGraphModel;
+using test::TempDir;
+using test::WriteFile;
 
 std::string Bytes(const std::vector<float>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4);
@@ -49,7 +46,7 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
-TEST(TrainerTfjsModel, ReadsWeightsAcrossShards) {
+TEST(TfjsModel, ReadsWeightsAcrossShards) {
   TfjsGraphModel m;
   ASSERT_TRUE(TfjsGraphModel::FromParts(kModel, Shards(), &m).ok());
   const std::vector<float>* w = nullptr;
@@ -67,7 +64,7 @@ TEST(TrainerTfjsModel, ReadsWeightsAcrossShards) {
   EXPECT_EQ(m.GetScalar("w", &n).code(), StatusCode::kCorrupt);
 }
 
-TEST(TrainerTfjsModel, RejectsNonFiniteValuesOnUse) {
+TEST(TfjsModel, RejectsNonFiniteValuesOnUse) {
   auto shards = Shards();
   float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&shards["s1"][4], &nan, 4);
@@ -77,7 +74,7 @@ TEST(TrainerTfjsModel, RejectsNonFiniteValuesOnUse) {
   EXPECT_EQ(m.GetF32("w", {2, 3}, &w).code(), StatusCode::kCorrupt);
 }
 
-TEST(TrainerTfjsModel, RejectsBadModels) {
+TEST(TfjsModel, RejectsBadModels) {
   const std::string model = kModel;
   struct Case {
     const char* what;
@@ -119,7 +116,7 @@ TEST(TrainerTfjsModel, RejectsBadModels) {
   EXPECT_EQ(TfjsGraphModel::FromParts(kModel, shards, &m).code(), StatusCode::kCorrupt);
 }
 
-TEST(TrainerTfjsModel, LoadsFromFiles) {
+TEST(TfjsModel, LoadsFromFiles) {
   TempDir dir;
   WriteFile(dir.file("model.json"), kModel);
   for (const auto& [name, bytes] : Shards()) WriteFile(dir.file(name), bytes);
@@ -135,7 +132,7 @@ TEST(TrainerTfjsModel, LoadsFromFiles) {
 }
 
 // The real USE-lite artifacts (fetched from npm by scripts/fetch-use-lite.sh).
-TEST(TrainerTfjsModel, ReadsTheRealUseLiteGraph) {
+TEST(TfjsModel, ReadsTheRealUseLiteGraph) {
   std::string dir;
   SWE_TEST_REQUIRE_USE_LITE(&dir);
   TfjsGraphModel m;
@@ -149,4 +146,4 @@ TEST(TrainerTfjsModel, ReadsTheRealUseLiteGraph) {
 }
 
 }  // namespace
-}  // namespace swe::trainer
+}  // namespace swe::formats

@@ -15,13 +15,13 @@
 #include <thread>
 #include <vector>
 
-#include "adapt.h"
-#include "interrupt.h"
-#include "pipeline.h"
-#include "recipe.h"
+#include "pipeline/adapt.h"
+#include "pipeline/interrupt.h"
+#include "pipeline/pipeline.h"
+#include "recipe/recipe.h"
 #include "swe/util/args.h"
 #include "swe/util/progress.h"
-#include "teacher_eval.h"
+#include "teachers/teacher_eval.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"

@@ -1,4 +1,4 @@
-#include "export.h"
+#include "data/export.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "swe/model.h"
 #include "swe/model_file.h"
 #include "swe/status.h"

@@ -1,4 +1,4 @@
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 
 #include <sys/stat.h>
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "swe/status.h"
-#include "vocab.h"
+#include "data/vocab.h"
 
 namespace swe::trainer {
 

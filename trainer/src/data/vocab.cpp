@@ -1,4 +1,4 @@
-#include "vocab.h"
+#include "data/vocab.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,10 +1,10 @@
-#include "adapt.h"
+#include "pipeline/adapt.h"
 
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "refine_data.h"
+#include "refine/refine_data.h"
 
 namespace swe::trainer {
 

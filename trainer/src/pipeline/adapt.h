@@ -1,6 +1,6 @@
 // swe-trainer adapt: a base .swe model gets the frequent words of a domain corpus that it lacks, and
 // only their rows are trained (KD against the teacher; contrastive on the user's pairs too when given);
-// the base rows stay bit for bit. It writes a recipe with an `adapt` section (recipe_init.cpp) and runs
+// the base rows stay bit for bit. It writes a recipe with an `adapt` section (recipe/init_sections.cpp) and runs
 // it like any other, so a recipe can do the same.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "interrupt.h"
+#include "pipeline/interrupt.h"
 
 #include <csignal>
 

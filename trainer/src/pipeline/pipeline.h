@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "swe/status.h"
 
 namespace swe::trainer {

@@ -5,16 +5,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "corpus.h"
-#include "compress.h"
-#include "extract.h"
-#include "interrupt.h"
-#include "objectives.h"
-#include "pca.h"
-#include "pipeline_runner.h"
-#include "sampler.h"
-#include "teacher.h"
-#include "vocab.h"
+#include "data/corpus.h"
+#include "refine/compress.h"
+#include "teachers/extract.h"
+#include "pipeline/interrupt.h"
+#include "refine/objectives.h"
+#include "refine/pca.h"
+#include "pipeline/runner.h"
+#include "data/sampler.h"
+#include "teachers/teacher.h"
+#include "data/vocab.h"
 
 namespace swe::trainer {
 

@@ -1,6 +1,6 @@
 // The recipe runner's bookkeeping (pipeline.h): each stage's key and marker, which stages run, and
 // running them in order; the stages themselves are in pipeline_stages.cpp and pipeline_refine.cpp.
-#include "pipeline.h"
+#include "pipeline/pipeline.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +9,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "corpus.h"
-#include "interrupt.h"
-#include "teacher.h"
-#include "pipeline_runner.h"
-#include "refine_data.h"
+#include "data/corpus.h"
+#include "pipeline/interrupt.h"
+#include "teachers/teacher.h"
+#include "pipeline/runner.h"
+#include "refine/refine_data.h"
 #include "swe/util/progress.h"
 
 namespace swe::trainer {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "matrix_io.h"
-#include "pipeline.h"
-#include "recipe.h"
-#include "refine.h"
-#include "refine_data.h"
+#include "data/matrix_io.h"
+#include "pipeline/pipeline.h"
+#include "recipe/recipe.h"
+#include "refine/refine.h"
+#include "refine/refine_data.h"
 
 namespace swe::trainer {
 

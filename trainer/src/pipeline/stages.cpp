@@ -4,15 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "corpus.h"
-#include "export.h"
-#include "extract.h"
-#include "interrupt.h"
-#include "pca.h"
-#include "pipeline_runner.h"
-#include "sampler.h"
-#include "teacher.h"
-#include "vocab.h"
+#include "data/corpus.h"
+#include "data/export.h"
+#include "teachers/extract.h"
+#include "pipeline/interrupt.h"
+#include "refine/pca.h"
+#include "pipeline/runner.h"
+#include "data/sampler.h"
+#include "teachers/teacher.h"
+#include "data/vocab.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"

@@ -2,8 +2,8 @@
 // languages or a domain added to them) and adapt (the domain shorthand for an init and a refine).
 #include <nlohmann/json.hpp>
 
-#include "recipe_section.h"
-#include "recipe_sections.h"
+#include "recipe/section_reader.h"
+#include "recipe/section_parsers.h"
 
 namespace swe::trainer {
 namespace {

@@ -1,10 +1,10 @@
-#include "recipe.h"
+#include "recipe/recipe.h"
 
 #include <nlohmann/json.hpp>
 
-#include "matrix_io.h"
-#include "recipe_section.h"
-#include "recipe_sections.h"
+#include "data/matrix_io.h"
+#include "recipe/section_reader.h"
+#include "recipe/section_parsers.h"
 
 namespace swe::trainer {
 namespace {

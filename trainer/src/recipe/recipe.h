@@ -9,16 +9,16 @@
 #include <string_view>
 #include <vector>
 
-#include "compress.h"
-#include "corpus.h"
-#include "objectives.h"
-#include "pca.h"
-#include "refine.h"
-#include "sampler.h"
+#include "refine/compress.h"
+#include "data/corpus.h"
+#include "refine/objectives.h"
+#include "refine/pca.h"
+#include "refine/refine.h"
+#include "data/sampler.h"
 #include "swe/status.h"
-#include "teacher.h"
-#include "vocab.h"
-#include "vocab_extend.h"
+#include "teachers/teacher.h"
+#include "data/vocab.h"
+#include "refine/vocab_extend.h"
 
 namespace swe::trainer {
 

@@ -2,8 +2,8 @@
 // shorthand) and compress (a learned projection to fewer dims, fitted after refinement).
 #include <nlohmann/json.hpp>
 
-#include "recipe_section.h"
-#include "recipe_sections.h"
+#include "recipe/section_reader.h"
+#include "recipe/section_parsers.h"
 
 namespace swe::trainer {
 namespace {

@@ -1,14 +1,14 @@
-// Each recipe section's parser, beside its key table (recipe_section.h); recipe.cpp calls them in
-// stage order and checks what spans sections. recipe_text.cpp: corpus, tokenizer, vocab, sample;
-// recipe_teacher.cpp: teacher, pca; recipe_refine.cpp: refine, compress; recipe_init.cpp: init and
-// adapt; recipe.cpp: the top-level keys and export. A new key is one row of its section's table.
+// Each recipe section's parser, beside its key table (read with RecipeSection, section_reader.h);
+// recipe.cpp calls them in stage order and checks what spans sections. text_sections.cpp: corpus,
+// tokenizer, vocab, sample; teacher_sections.cpp: teacher, pca; refine_sections.cpp: refine, compress;
+// init_sections.cpp: init and adapt; recipe.cpp: the top-level keys and export. A new key is one row of its section's table.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "recipe.h"
+#include "recipe/recipe.h"
 
 namespace swe::trainer {
 

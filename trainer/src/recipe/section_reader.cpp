@@ -1,4 +1,4 @@
-#include "recipe_section.h"
+#include "recipe/section_reader.h"
 
 namespace swe::trainer {
 namespace {

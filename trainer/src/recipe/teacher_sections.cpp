@@ -1,7 +1,7 @@
 // The recipe sections of the teacher's stages: teacher (extraction, and KD's sentence vectors) and
 // pca (Sec. 3.2: the reduction of the extracted word vectors).
-#include "recipe_section.h"
-#include "recipe_sections.h"
+#include "recipe/section_reader.h"
+#include "recipe/section_parsers.h"
 
 namespace swe::trainer {
 namespace {

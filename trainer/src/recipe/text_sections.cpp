@@ -1,7 +1,7 @@
 // The recipe sections of the text stages: corpus (what is read), tokenizer (how words are split, also
 // in the exported model), vocab (the words counted) and sample (the sentences the teacher sees).
-#include "recipe_section.h"
-#include "recipe_sections.h"
+#include "recipe/section_reader.h"
+#include "recipe/section_parsers.h"
 
 namespace swe::trainer {
 

@@ -1,4 +1,4 @@
-#include "cjk_lexicon.h"
+#include "refine/cjk_lexicon.h"
 
 #include <unordered_map>
 #include <unordered_set>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "swe/tokenizer.h"
-#include "vocab.h"
+#include "data/vocab.h"
 
 namespace swe::trainer {
 

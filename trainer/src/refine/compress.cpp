@@ -1,10 +1,10 @@
-#include "compress.h"
+#include "refine/compress.h"
 
 #include <torch/torch.h>
 
 #include <random>
 
-#include "refine_internal.h"
+#include "refine/refine_internal.h"
 
 namespace swe::trainer {
 namespace {

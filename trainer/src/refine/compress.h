@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "matrix_io.h"
-#include "pca.h"
+#include "data/matrix_io.h"
+#include "refine/pca.h"
 #include "swe/status.h"
 
 namespace swe::trainer {

@@ -1,12 +1,12 @@
-#include "objectives.h"
+#include "refine/objectives.h"
 
 #include <torch/torch.h>
 
 #include <functional>
 #include <sstream>
 
-#include "corpus.h"
-#include "refine_internal.h"
+#include "data/corpus.h"
+#include "refine/refine_internal.h"
 
 namespace swe::trainer {
 namespace {

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "matrix_io.h"
-#include "refine.h"
+#include "data/matrix_io.h"
+#include "refine/refine.h"
 #include "swe/status.h"
 
 namespace swe::trainer {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "swe/status.h"
 
 namespace swe::trainer {

@@ -1,4 +1,4 @@
-#include "refine.h"
+#include "refine/refine.h"
 
 #include <torch/torch.h>
 
@@ -12,8 +12,8 @@
 #include <random>
 #include <sstream>
 
-#include "corpus.h"
-#include "refine_internal.h"
+#include "data/corpus.h"
+#include "refine/refine_internal.h"
 #include "swe/util/progress.h"
 
 namespace swe::trainer {

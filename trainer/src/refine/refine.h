@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "swe/status.h"
 
 namespace swe::trainer {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "corpus.h"
-#include "refine_internal.h"
+#include "data/corpus.h"
+#include "refine/refine_internal.h"
 #include "swe/util/file.h"
 
 namespace swe::trainer {

@@ -1,9 +1,9 @@
-#include "refine_data.h"
+#include "refine/refine_data.h"
 
 #include <algorithm>
 #include <random>
 
-#include "corpus.h"
+#include "data/corpus.h"
 #include "swe/model_file.h"
 #include "swe/tokenizer.h"
 

@@ -1,4 +1,4 @@
-// What the refine stage feeds the objectives (pipeline.cpp): the student it starts from (the PCA
+// What the refine stage feeds the objectives (pipeline/refine_stage.cpp): the student it starts from (the PCA
 // table, or an existing .swe model with `init.model`), sentences as table rows, contrastive tuples.
 #pragma once
 
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "matrix_io.h"
-#include "objectives.h"
+#include "data/matrix_io.h"
+#include "refine/objectives.h"
 #include "swe/model.h"
 #include "swe/status.h"
-#include "vocab_extend.h"
+#include "refine/vocab_extend.h"
 
 namespace swe::trainer {
 

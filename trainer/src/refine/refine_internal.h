@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "refine.h"
+#include "refine/refine.h"
 
 namespace swe::trainer {
 

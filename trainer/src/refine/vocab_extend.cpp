@@ -1,11 +1,11 @@
-#include "vocab_extend.h"
+#include "refine/vocab_extend.h"
 
 #include <cmath>
 #include <random>
 #include <unordered_set>
 
-#include "cjk_lexicon.h"
-#include "refine_data.h"
+#include "refine/cjk_lexicon.h"
+#include "refine/refine_data.h"
 #include "swe/tokenizer.h"
 
 namespace swe::trainer {

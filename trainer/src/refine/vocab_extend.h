@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "objectives.h"
+#include "refine/objectives.h"
 #include "swe/model.h"
 #include "swe/status.h"
-#include "vocab.h"
+#include "data/vocab.h"
 
 namespace swe::trainer {
 

@@ -1,4 +1,4 @@
-#include "bert_teacher.h"
+#include "teachers/bert_teacher.h"
 
 #include <torch/torch.h>
 
@@ -6,9 +6,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "sentence_transformer.h"
+#include "teachers/sentence_transformer.h"
 #include "swe/util/strings.h"
-#include "teacher_files.h"
+#include "teachers/teacher_files.h"
 #include "wordpiece.h"
 
 namespace swe::trainer {

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "teacher.h"
+#include "teachers/teacher.h"
 
 namespace swe::trainer {
 

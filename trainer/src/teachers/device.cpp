@@ -2,7 +2,7 @@
 // outside the models and optimisers).
 #include <torch/torch.h>
 
-#include "teacher.h"
+#include "teachers/teacher.h"
 
 namespace swe::trainer {
 

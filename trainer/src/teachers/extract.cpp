@@ -1,10 +1,10 @@
-#include "extract.h"
+#include "teachers/extract.h"
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
-#include "corpus.h"
+#include "data/corpus.h"
 #include "swe/util/progress.h"
 #include "swe/tokenizer.h"
 

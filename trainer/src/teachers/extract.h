@@ -11,10 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "matrix_io.h"
-#include "sampler.h"
-#include "teacher.h"
-#include "vocab.h"
+#include "data/matrix_io.h"
+#include "data/sampler.h"
+#include "teachers/teacher.h"
+#include "data/vocab.h"
 
 namespace swe::trainer {
 

@@ -1,9 +1,9 @@
-#include "sentence_transformer.h"
+#include "teachers/sentence_transformer.h"
 
 #include <nlohmann/json.hpp>
 
-#include "matrix_io.h"
-#include "teacher_files.h"
+#include "data/matrix_io.h"
+#include "teachers/teacher_files.h"
 
 namespace swe::trainer {
 namespace {

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "teacher.h"
-#include "teacher_files.h"
+#include "teachers/teacher.h"
+#include "teachers/teacher_files.h"
 
 namespace swe::trainer {
 

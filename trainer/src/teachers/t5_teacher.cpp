@@ -1,4 +1,4 @@
-#include "t5_teacher.h"
+#include "teachers/t5_teacher.h"
 
 #include <torch/torch.h>
 
@@ -6,8 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "sentence_transformer.h"
-#include "teacher_files.h"
+#include "teachers/sentence_transformer.h"
+#include "teachers/teacher_files.h"
 #include "unigram_tokenizer.h"
 
 namespace swe::trainer {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "teacher.h"
+#include "teachers/teacher.h"
 
 namespace swe::trainer {
 

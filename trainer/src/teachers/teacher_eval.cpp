@@ -1,10 +1,10 @@
-#include "teacher_eval.h"
+#include "teachers/teacher_eval.h"
 
 #include <cstdio>
 #include <memory>
 #include <vector>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "swe/eval/report.h"
 
 namespace swe::trainer {

@@ -6,7 +6,7 @@
 
 #include "swe/eval/suite.h"
 #include "swe/status.h"
-#include "teacher.h"
+#include "teachers/teacher.h"
 
 namespace swe::trainer {
 

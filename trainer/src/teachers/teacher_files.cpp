@@ -1,9 +1,9 @@
-#include "teacher_files.h"
+#include "teachers/teacher_files.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 
 namespace swe::trainer {
 

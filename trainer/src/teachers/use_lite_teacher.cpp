@@ -1,4 +1,4 @@
-#include "use_lite_teacher.h"
+#include "teachers/use_lite_teacher.h"
 
 #include <torch/torch.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "swe/formats/tfjs_model.h"
 
 namespace swe::trainer {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "teacher.h"
+#include "teachers/teacher.h"
 #include "use_lite_tokenizer.h"
 
 namespace swe::trainer {
