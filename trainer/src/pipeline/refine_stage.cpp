@@ -48,18 +48,18 @@ std::string ReportLine(const RefineReport& report) {
 // go to added_words.tsv) or read back from added_words.tsv (export).
 Status Runner::InitStudent(bool count, InitModel* init) const {
   std::vector<WordCount> added;
-  const VocabExtension& ext = r_.init_vocab;
+  const VocabExtension& ext = recipe_.init_vocab;
   if (!ext.sources.empty() && count) {
     std::unique_ptr<Model> base;
     std::vector<std::string> lines;
-    SWE_RETURN_IF_ERROR(ReadInitModel(r_.init_model, &base));
+    SWE_RETURN_IF_ERROR(ReadInitModel(recipe_.init_model, &base));
     SWE_RETURN_IF_ERROR(CountNewWords(*base, ext, &added, &lines));
     for (const std::string& l : lines) Log("refine: " + l);
     SWE_RETURN_IF_ERROR(WriteVocab(Path("added_words.tsv"), added));
   } else if (!ext.sources.empty()) {
     SWE_RETURN_IF_ERROR(ReadVocab(Path("added_words.tsv"), &added));
   }
-  return LoadInitModel(r_.init_model, ext, added, init);
+  return LoadInitModel(recipe_.init_model, ext, added, init);
 }
 
 // The student to refine: the PCA table and its vocabulary's rows, or init.model's table and tokenizer
@@ -67,7 +67,7 @@ Status Runner::InitStudent(bool count, InitModel* init) const {
 // vocabulary words the teacher produced a vector for.
 Status Runner::Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const {
   *base_rows = 0;
-  if (!r_.init_model.empty()) {
+  if (!recipe_.init_model.empty()) {
     auto init = std::make_shared<InitModel>();
     SWE_RETURN_IF_ERROR(InitStudent(true, init.get()));
     *table = std::move(init->table);
@@ -81,7 +81,7 @@ Status Runner::Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const {
   SWE_RETURN_IF_ERROR(ReadVocab(Path("vocab.tsv"), &vocab));
   SWE_RETURN_IF_ERROR(LoadCounts(counts.get()));
   auto index = std::make_shared<VocabLookup>(VocabIndex(vocab));
-  const VocabOptions options = r_.vocab;
+  const VocabOptions options = recipe_.vocab;
   *rows = [index, counts, options](const std::string& s, std::vector<uint32_t>* out) {
     SentenceRows(s, options, *index, out);
     out->erase(std::remove_if(out->begin(), out->end(), [&](uint32_t r) { return (*counts)[r] == 0; }), out->end());
@@ -95,10 +95,10 @@ Status Runner::Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const {
 // sentences and their count.
 // The key of the cached teacher vectors: the teacher, the sentences' source and their count.
 std::string Runner::TeacherCacheKey() const {
-  uint64_t key = r_.init_model.empty()
+  uint64_t key = recipe_.init_model.empty()
                      ? std::stoull(Key(Stage::kExtract), nullptr, 16)
-                     : Fnv1a64(r_.sections.at("corpus") + r_.sections.at("teacher") + r_.init_model);
-  return HexU64(Fnv1a64(std::to_string(r_.refine_sentences), key));
+                     : Fnv1a64(recipe_.sections.at("corpus") + recipe_.sections.at("teacher") + recipe_.init_model);
+  return HexU64(Fnv1a64(std::to_string(recipe_.refine_sentences), key));
 }
 
 // teacher_cache.key: the key, then the digest of the teacher's files; a teacher that is not here
@@ -114,15 +114,15 @@ bool Runner::TeacherCached() const {
 
 Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) const {
   std::vector<std::string> texts, source;
-  if (r_.init_model.empty()) {
+  if (recipe_.init_model.empty()) {
     SWE_RETURN_IF_ERROR(ReadLines(Path("generic.txt"), &source));
   } else {
-    SWE_RETURN_IF_ERROR(ForEachSentence(r_.corpus, "refine", [&](std::string_view s) {
+    SWE_RETURN_IF_ERROR(ForEachSentence(recipe_.corpus, "refine", [&](std::string_view s) {
       source.emplace_back(s);
-      return r_.refine_sentences == 0 || source.size() < r_.refine_sentences;
+      return recipe_.refine_sentences == 0 || source.size() < recipe_.refine_sentences;
     }));
   }
-  if (r_.refine_sentences > 0 && source.size() > r_.refine_sentences) source.resize(r_.refine_sentences);
+  if (recipe_.refine_sentences > 0 && source.size() > recipe_.refine_sentences) source.resize(recipe_.refine_sentences);
   std::vector<uint32_t> row;
   for (const std::string& s : source) {
     if (!rows(s, &row)) continue;
@@ -135,21 +135,21 @@ Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) con
     Log("refine: using cached teacher vectors (" + std::to_string(texts.size()) + " sentences)");
     return Status::Ok();
   }
-  TeacherOptions t = r_.teacher;
+  TeacherOptions t = recipe_.teacher;
   t.device = Device();
   std::unique_ptr<Teacher> model;
   SWE_RETURN_IF_ERROR(LoadTeacher(t, &model));
   data->teacher.rows = texts.size();
   data->teacher.cols = model->dims();
   data->teacher.data.assign(texts.size() * model->dims(), 0.0f);
-  SWE_RETURN_IF_ERROR(EncodeSentences(*model, texts, r_.teacher_batch, "teacher", data->teacher.data.data()));
+  SWE_RETURN_IF_ERROR(EncodeSentences(*model, texts, recipe_.teacher_batch, "teacher", data->teacher.data.data()));
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data->teacher));
   return WriteTextFile(Path("teacher_cache.key"), cache_key + "\n" + TeacherDigest());
 }
 
 // The compress section: a projection fitted on student sentence vectors, folded into the table.
 Status Runner::Compress(const RefineData& sentences, const std::string& device, Matrix* table, json* stats) const {
-  CompressOptions co = r_.compress;
+  CompressOptions co = recipe_.compress;
   co.device = device;
   PcaResult projection;
   CompressReport report;
@@ -189,17 +189,17 @@ Status Runner::Refine(json* stats) {
   SWE_RETURN_IF_ERROR(Student(&table, &rows, &base_rows));
   const bool teacher = RefineUsesTeacher();
   RefineData sentences;
-  if (teacher || r_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Sentences(rows, teacher, &sentences));
+  if (teacher || recipe_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Sentences(rows, teacher, &sentences));
   std::string device;
   SWE_RETURN_IF_ERROR(ResolveDevice(Device(), &device));
-  std::vector<TupleData> tuples(r_.objectives.size());
+  std::vector<TupleData> tuples(recipe_.objectives.size());
   std::vector<Objective> objectives;
   json data = json::array();
-  for (size_t i = 0; i < r_.objectives.size(); ++i) {
-    Objective o{r_.objectives[i], &sentences, &tuples[i]};
+  for (size_t i = 0; i < recipe_.objectives.size(); ++i) {
+    Objective o{recipe_.objectives[i], &sentences, &tuples[i]};
     if (o.spec.kind == ObjectiveKind::kContrastive) {
       TupleStats ts;
-      SWE_RETURN_IF_ERROR(ReadContrastiveData(o.spec, rows, r_.refine_options.seed + i, &tuples[i], &ts));
+      SWE_RETURN_IF_ERROR(ReadContrastiveData(o.spec, rows, recipe_.refine_options.seed + i, &tuples[i], &ts));
       data.push_back({{"objective", i}, {"read", ts.read}, {"used", ts.used}, {"malformed_skipped", ts.malformed},
                       {"hash", HexU64(ts.hash)}});
       Log("refine: objective " + std::to_string(i) + " (contrastive): " + std::to_string(ts.used) + " of " +
@@ -210,9 +210,9 @@ Status Runner::Refine(json* stats) {
   }
   RefineReport report;
   if (!objectives.empty()) {
-    RefineOptions ro = r_.refine_options;
+    RefineOptions ro = recipe_.refine_options;
     ro.device = device;
-    if (r_.train_new_rows) ro.frozen_rows = base_rows;
+    if (recipe_.train_new_rows) ro.frozen_rows = base_rows;
     ro.log = [this](const std::string& line) { Log(line); };
     ro.checkpoint = Path("refine.checkpoint");
     ro.checkpoint_key = Key(Stage::kRefine);  // with the data and the table, which RefineObjectives digests
@@ -225,7 +225,7 @@ Status Runner::Refine(json* stats) {
       return IoError("interrupted after " + std::to_string(report.steps) + " steps (" +
                      std::to_string(report.heldout_loss.size()) + " epochs done); checkpoint saved in " + ro.checkpoint);
     }
-    *stats = ReportStats(r_.objectives, report);
+    *stats = ReportStats(recipe_.objectives, report);
     (*stats)["data"] = data;
     (*stats)["rows"] = table.rows;
     (*stats)["frozen_rows"] = ro.frozen_rows;
@@ -234,7 +234,7 @@ Status Runner::Refine(json* stats) {
     *stats = {{"method", "none"}};
     Log("refine: no objective (method none)");
   }
-  if (r_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Compress(sentences, device, &table, stats));
+  if (recipe_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Compress(sentences, device, &table, stats));
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("refined.swm"), table));
   std::error_code ec;
   std::filesystem::remove(Path("refine.checkpoint"), ec);  // refined.swm holds it all now

@@ -1,5 +1,5 @@
-// The recipe runner's bookkeeping (pipeline.h): each stage's key and marker, which stages run, and
-// running them in order; the stages themselves are in pipeline_stages.cpp and pipeline_refine.cpp.
+// The recipe runner's bookkeeping (runner.h): each stage's key and marker, which stages run, and
+// running them in order; the stages themselves are in stages.cpp and refine_stage.cpp.
 #include "pipeline/pipeline.h"
 
 #include <algorithm>
@@ -24,15 +24,15 @@ const char* kStageNames[kStageCount] = {"vocab", "sample", "extract", "pca", "re
 using nlohmann::json;
 
 void Runner::Log(const std::string& line) const {
-  if (o_.log) {
-    o_.log(line);
+  if (options_.log) {
+    options_.log(line);
   } else {
     util::Progress::ClearBar();  // a line of its own, not glued onto a progress bar
     std::cerr << line << "\n";
   }
 }
 
-std::string Runner::Device() const { return o_.device.empty() ? r_.device : o_.device; }
+std::string Runner::Device() const { return options_.device.empty() ? recipe_.device : options_.device; }
 
 std::string Runner::Key(Stage s) const {
   static const char* kSections[kStageCount][4] = {
@@ -42,10 +42,10 @@ std::string Runner::Key(Stage s) const {
   for (int i = 0; i <= static_cast<int>(s); ++i) {
     h = Fnv1a64(kStageNames[i], h);
     for (const char* sec : kSections[i]) {
-      if (*sec && r_.sections.count(sec)) h = Fnv1a64(r_.sections.at(sec), h);  // init, compress: optional
+      if (*sec && recipe_.sections.count(sec)) h = Fnv1a64(recipe_.sections.at(sec), h);  // init, compress: optional
     }
   }
-  if (s == Stage::kExport) h = Fnv1a64(r_.name + "\n" + r_.description, h);
+  if (s == Stage::kExport) h = Fnv1a64(recipe_.name + "\n" + recipe_.description, h);
   return HexU64(h);
 }
 
@@ -58,7 +58,7 @@ Status Runner::ReadMarker(Stage s, json* out) const {
 }
 
 bool Runner::RefineUsesTeacher() const {
-  for (const ObjectiveSpec& o : r_.objectives) {
+  for (const ObjectiveSpec& o : recipe_.objectives) {
     if (o.kind != ObjectiveKind::kContrastive) return true;
   }
   return false;
@@ -68,7 +68,7 @@ bool Runner::RefineUsesTeacher() const {
 std::vector<std::string> Runner::TeacherFiles() const {
   std::vector<std::string> files;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(r_.teacher.path, ec);
+  for (auto it = std::filesystem::recursive_directory_iterator(recipe_.teacher.path, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_regular_file(ec)) files.push_back(it->path().string());
   }
@@ -80,7 +80,7 @@ std::vector<std::string> Runner::TeacherFiles() const {
 std::string Runner::TeacherDigest() const {
   const std::vector<std::string> files = TeacherFiles();
   uint64_t h = Fnv1a64("teacher");
-  for (const std::string& path : files) h = Fnv1a64(path.substr(r_.teacher.path.size()) + " " + Digest(path) + "\n", h);
+  for (const std::string& path : files) h = Fnv1a64(path.substr(recipe_.teacher.path.size()) + " " + Digest(path) + "\n", h);
   return files.empty() ? "" : HexU64(h);
 }
 
@@ -88,11 +88,11 @@ std::string Runner::TeacherDigest() const {
 // and the teacher's files (for extract, and for refine when it needs the teacher's sentence vectors).
 std::vector<std::string> Runner::Inputs(Stage s) const {
   std::vector<std::string> files;
-  const bool init = !r_.init_model.empty();
-  if (s == Stage::kVocab || (s == Stage::kRefine && init)) files = r_.corpus.paths;
-  if ((s == Stage::kRefine || s == Stage::kExport) && init) files.push_back(r_.init_model);
+  const bool init = !recipe_.init_model.empty();
+  if (s == Stage::kVocab || (s == Stage::kRefine && init)) files = recipe_.corpus.paths;
+  if ((s == Stage::kRefine || s == Stage::kExport) && init) files.push_back(recipe_.init_model);
   if (s == Stage::kRefine) {
-    for (const ObjectiveSpec& o : r_.objectives) {
+    for (const ObjectiveSpec& o : recipe_.objectives) {
       for (const TupleFile& f : o.data) files.push_back(f.path);
     }
   }
@@ -158,12 +158,12 @@ Status Runner::Plan(std::vector<bool>* runs) const {
   for (int i = 0; i < kStageCount; ++i) {
     Stage s = static_cast<Stage>(i);
     if (Skipped(s)) continue;
-    if (o_.only.empty()) {
-      earlier_runs = earlier_runs || o_.force || !UpToDate(s);
+    if (options_.only.empty()) {
+      earlier_runs = earlier_runs || options_.force || !UpToDate(s);
       (*runs)[i] = earlier_runs;
-    } else if (std::find(o_.only.begin(), o_.only.end(), s) != o_.only.end()) {
+    } else if (std::find(options_.only.begin(), options_.only.end(), s) != options_.only.end()) {
       (*runs)[i] = true;
-    } else if (s < *std::max_element(o_.only.begin(), o_.only.end()) && !UpToDate(s)) {
+    } else if (s < *std::max_element(options_.only.begin(), options_.only.end()) && !UpToDate(s)) {
       return InvalidArgument(std::string("stage '") + StageName(s) +
                              "' has not run or is out of date for this recipe: run it first (or `train`)");
     }
@@ -178,27 +178,27 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
   auto runs_stage = [&](Stage s) { return runs[static_cast<int>(s)]; };
   const bool refine = runs_stage(Stage::kRefine);
   const bool kd = RefineUsesTeacher();
-  const bool init = !r_.init_model.empty();
+  const bool init = !recipe_.init_model.empty();
   if (refine) {  // the objectives' files, then the model refine starts from
-    Status st = CheckContrastiveFiles(r_.objectives);
+    Status st = CheckContrastiveFiles(recipe_.objectives);
     if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
-    if (init && !FileExists(r_.init_model)) return IoError("refine: init.model not found: " + r_.init_model);
+    if (init && !FileExists(recipe_.init_model)) return IoError("refine: init.model not found: " + recipe_.init_model);
   }
   const char* corpus_reader = runs_stage(Stage::kVocab) ? "vocab" : runs_stage(Stage::kSample) ? "sample"
                               : refine && init                     ? "refine" : nullptr;
-  for (const std::string& path : corpus_reader ? r_.corpus.paths : std::vector<std::string>()) {
+  for (const std::string& path : corpus_reader ? recipe_.corpus.paths : std::vector<std::string>()) {
     if (!FileExists(path)) return IoError(std::string(corpus_reader) + ": corpus file not found: " + path);
   }
   const bool refine_teacher = refine && kd && !TeacherCached();
   if (runs_stage(Stage::kExtract) || refine_teacher) {
     const TeacherKind* kind = nullptr;
     SubwordVocab vocab;
-    Status st = FindTeacherKind(r_.teacher.kind, &kind);
-    if (st.ok() && !FileExists(r_.teacher.path)) {
-      st = IoError("teacher directory not found: " + r_.teacher.path +
-                   (r_.teacher.kind == "use-lite" ? " (bash scripts/fetch-use-lite.sh fetches it and prints its path)" : ""));
+    Status st = FindTeacherKind(recipe_.teacher.kind, &kind);
+    if (st.ok() && !FileExists(recipe_.teacher.path)) {
+      st = IoError("teacher directory not found: " + recipe_.teacher.path +
+                   (recipe_.teacher.kind == "use-lite" ? " (bash scripts/fetch-use-lite.sh fetches it and prints its path)" : ""));
     }
-    if (st.ok()) st = kind->subword_vocab(r_.teacher, &vocab);  // its tokenizer files: cheap, no weights
+    if (st.ok()) st = kind->subword_vocab(recipe_.teacher, &vocab);  // its tokenizer files: cheap, no weights
     if (!st.ok()) return Status(st.code(), std::string(runs_stage(Stage::kExtract) ? "extract" : "refine") + ": " + st.message());
   }
   return Status::Ok();
@@ -206,9 +206,9 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
 
 Status Runner::Run() {
   std::error_code ec;
-  std::filesystem::create_directories(r_.work_dir, ec);
-  if (ec) return IoError("cannot create work directory " + r_.work_dir + ": " + ec.message());
-  ConfigureTorch(o_.threads >= 0 ? o_.threads : r_.threads, r_.seed);
+  std::filesystem::create_directories(recipe_.work_dir, ec);
+  if (ec) return IoError("cannot create work directory " + recipe_.work_dir + ": " + ec.message());
+  ConfigureTorch(options_.threads >= 0 ? options_.threads : recipe_.threads, recipe_.seed);
   std::vector<bool> runs;
   SWE_RETURN_IF_ERROR(Plan(&runs));
   SWE_RETURN_IF_ERROR(CheckInputs(runs));
@@ -219,13 +219,13 @@ Status Runner::Run() {
                                &Runner::Pca,   &Runner::Refine, &Runner::Export};
   for (int i = 0; i < kStageCount; ++i) {
     Stage s = static_cast<Stage>(i);
-    bool selected = o_.only.empty() || std::find(o_.only.begin(), o_.only.end(), s) != o_.only.end();
+    bool selected = options_.only.empty() || std::find(options_.only.begin(), options_.only.end(), s) != options_.only.end();
     if (Skipped(s)) {
-      if (selected) Log(std::string(StageName(s)) + ": skipped (init.model " + r_.init_model + ")");
+      if (selected) Log(std::string(StageName(s)) + ": skipped (init.model " + recipe_.init_model + ")");
       continue;
     }
     if (!runs[i]) {
-      if (o_.only.empty()) Log(std::string(StageName(s)) + ": up to date");
+      if (options_.only.empty()) Log(std::string(StageName(s)) + ": up to date");
       continue;
     }
     std::filesystem::remove(Path(std::string(StageName(s)) + ".json"), ec);  // an interrupted run: not done

@@ -1,6 +1,7 @@
-// The recipe runner's class, shared by the files that implement it: pipeline.cpp (the stages' order,
-// keys, markers and which of them run), pipeline_stages.cpp (vocab, sample, extract, pca, export) and
-// pipeline_refine.cpp (the refine stage: its student, sentences, objectives and compression).
+// Runner, the recipe runner behind RunPipeline (pipeline.h), declared here once and written in three
+// files: runner.cpp (which stages run: their keys, markers and order), stages.cpp (vocab, sample,
+// extract, pca, export) and refine_stage.cpp (the refine stage: its student, sentences, objectives and
+// compression).
 #pragma once
 
 #include <cstdint>
@@ -19,12 +20,12 @@ namespace swe::trainer {
 
 class Runner {
  public:
-  Runner(const Recipe& r, const RunOptions& o) : r_(r), o_(o) {}
+  Runner(const Recipe& recipe, const RunOptions& options) : recipe_(recipe), options_(options) {}
   Status Run();
 
  private:
-  // pipeline.cpp: the stages' bookkeeping.
-  std::string Path(const std::string& name) const { return r_.work_dir + "/" + name; }
+  // runner.cpp: the stages' bookkeeping.
+  std::string Path(const std::string& name) const { return recipe_.work_dir + "/" + name; }
   std::string Key(Stage s) const;
   bool UpToDate(Stage s) const;
   std::vector<std::string> Inputs(Stage s) const;
@@ -36,11 +37,11 @@ class Runner {
   Status ReadMarker(Stage s, nlohmann::json* out) const;
   Status Plan(std::vector<bool>* runs) const;
   Status CheckInputs(const std::vector<bool>& runs) const;
-  bool Skipped(Stage s) const { return !r_.init_model.empty() && s < Stage::kRefine; }
+  bool Skipped(Stage s) const { return !recipe_.init_model.empty() && s < Stage::kRefine; }
   void Log(const std::string& line) const;
   std::string Device() const;
 
-  // pipeline_stages.cpp
+  // stages.cpp
   Status Vocab(nlohmann::json* stats);
   Status Sample(nlohmann::json* stats);
   Status Extract(nlohmann::json* stats);
@@ -48,7 +49,7 @@ class Runner {
   Status Export(nlohmann::json* stats);
   Status LoadCounts(std::vector<uint32_t>* counts) const;
 
-  // pipeline_refine.cpp
+  // refine_stage.cpp
   Status Refine(nlohmann::json* stats);
   Status Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const;
   Status InitStudent(bool count, InitModel* init) const;
@@ -58,8 +59,8 @@ class Runner {
   Status Compress(const RefineData& sentences, const std::string& device, Matrix* table,
                   nlohmann::json* stats) const;
 
-  const Recipe& r_;
-  const RunOptions& o_;
+  const Recipe& recipe_;
+  const RunOptions& options_;
   mutable std::map<std::string, std::string> digests_;  // Digest's memo: a file is hashed once per run
 };
 

@@ -182,6 +182,58 @@ Status ProcrustesMap(const Matrix& teacher, const Matrix& student, Matrix* map) 
   return Status::Ok();
 }
 
+namespace {
+
+// The loss of objective `o` on a batch of its examples, for a student that starts from `start` (the
+// table, on `device`). A distance objective's trained orthogonal map is appended to extra->tensors
+// and *maps.
+Status ObjectiveLoss(const Objective& o, const torch::Tensor& start, const torch::Device& device, ExtraParams* extra,
+                     std::vector<torch::Tensor>* maps, BatchLoss* loss) {
+  const ObjectiveSpec spec = o.spec;
+  const uint64_t table_cols = static_cast<uint64_t>(start.size(1));
+  if (spec.kind == ObjectiveKind::kContrastive) {
+    const TupleData& t = *o.tuples;
+    const bool hard = spec.hard_negatives && !t.negative.empty();
+    *loss = [&t, spec, hard](const StudentTable& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
+      torch::Tensor neg = hard ? StudentVectors(w, t.negative, idx, begin, end) : torch::Tensor();
+      return ContrastivePrefixes(StudentVectors(w, t.anchor, idx, begin, end),
+                                 StudentVectors(w, t.positive, idx, begin, end), neg, spec);
+    };
+    return Status::Ok();
+  }
+  const RefineData& data = *o.sentences;
+  torch::Tensor teacher = ToTensor(data.teacher, device);
+  if (spec.kind == ObjectiveKind::kKd) {
+    *loss = [&data, teacher, spec, device](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
+                                           size_t end) {
+      torch::Tensor t = teacher.index_select(0, Rows(idx, begin, end, device));
+      torch::Tensor s = StudentVectors(w, data.sentences, idx, begin, end);
+      return WithPrefixes(spec.matryoshka, [&](int64_t c) { return KdLossTensor(t, First(s, c), spec.tau); });
+    };
+    return Status::Ok();
+  }
+  if (!spec.orthogonal_map && data.teacher.cols != table_cols) {
+    return InvalidArgument("refine: distance with map 'identity' needs the teacher's dims (" +
+                           std::to_string(data.teacher.cols) + ") to equal the table's (" +
+                           std::to_string(table_cols) + ")");
+  }
+  bool train_map = false;
+  torch::Tensor map = InitialMap(o, teacher, start, &train_map);
+  if (train_map) {
+    map.requires_grad_(true);
+    extra->tensors.push_back(map);
+    maps->push_back(map);
+  }
+  *loss = [&data, teacher, map, spec, device](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
+                                              size_t end) {
+    return DistancePrefixes(torch::matmul(teacher.index_select(0, Rows(idx, begin, end, device)), map),
+                            StudentVectors(w, data.sentences, idx, begin, end), spec);
+  };
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOptions& options, Matrix* table,
                         RefineReport* report) {
   if (objectives.empty()) return InvalidArgument("refine: no objective");
@@ -199,48 +251,9 @@ Status RefineObjectives(const std::vector<Objective>& objectives, const RefineOp
     std::vector<torch::Tensor> maps;
     const torch::Tensor start = ToTensor(*table, device);
     for (size_t i = 0; i < objectives.size(); ++i) {
-      const Objective& o = objectives[i];
-      const ObjectiveSpec spec = o.spec;
       BatchLoss loss;
-      if (spec.kind == ObjectiveKind::kContrastive) {
-        const TupleData& t = *o.tuples;
-        const bool hard = spec.hard_negatives && !t.negative.empty();
-        loss = [&t, spec, hard](const StudentTable& w, const std::vector<size_t>& idx, size_t begin, size_t end) {
-          torch::Tensor neg = hard ? StudentVectors(w, t.negative, idx, begin, end) : torch::Tensor();
-          return ContrastivePrefixes(StudentVectors(w, t.anchor, idx, begin, end),
-                                     StudentVectors(w, t.positive, idx, begin, end), neg, spec);
-        };
-      } else {
-        const RefineData& data = *o.sentences;
-        torch::Tensor teacher = ToTensor(data.teacher, device);
-        if (spec.kind == ObjectiveKind::kKd) {
-          loss = [&data, teacher, spec, device](const StudentTable& w, const std::vector<size_t>& idx, size_t begin,
-                                                size_t end) {
-            torch::Tensor t = teacher.index_select(0, Rows(idx, begin, end, device));
-            torch::Tensor s = StudentVectors(w, data.sentences, idx, begin, end);
-            return WithPrefixes(spec.matryoshka, [&](int64_t c) { return KdLossTensor(t, First(s, c), spec.tau); });
-          };
-        } else {
-          if (!spec.orthogonal_map && data.teacher.cols != table->cols) {
-            return InvalidArgument("refine: distance with map 'identity' needs the teacher's dims (" +
-                                   std::to_string(data.teacher.cols) + ") to equal the table's (" +
-                                   std::to_string(table->cols) + ")");
-          }
-          bool train_map = false;
-          torch::Tensor map = InitialMap(o, teacher, start, &train_map);
-          if (train_map) {
-            map.requires_grad_(true);
-            extra.tensors.push_back(map);
-            maps.push_back(map);
-          }
-          loss = [&data, teacher, map, spec, device](const StudentTable& w, const std::vector<size_t>& idx,
-                                                     size_t begin, size_t end) {
-            return DistancePrefixes(torch::matmul(teacher.index_select(0, Rows(idx, begin, end, device)), map),
-                                    StudentVectors(w, data.sentences, idx, begin, end), spec);
-          };
-        }
-      }
-      terms.push_back({sizes[i], loss, spec.weight});
+      SWE_RETURN_IF_ERROR(ObjectiveLoss(objectives[i], start, device, &extra, &maps, &loss));
+      terms.push_back({sizes[i], loss, objectives[i].spec.weight});
     }
     if (!maps.empty()) {
       extra.after_step = [maps]() {

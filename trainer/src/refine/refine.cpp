@@ -217,161 +217,219 @@ void Split(const std::vector<LossTerm>& terms, const RefineOptions& options, Tra
   }
 }
 
+
+// One run of Train: its state (what a checkpoint holds), the optimisers, and the steps of an epoch.
+class Training {
+ public:
+  // A fresh state (split, table on the device), or the checkpoint's when it was made under this run's key.
+  Training(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, const Matrix& table);
+  // Epochs until training is done (early stopping or the last epoch): true; false when options.stop
+  // stopped it (the checkpoint saved).
+  bool Run();
+  // The best epoch's table into *table, and the extra parameters set to their values at that epoch.
+  void KeepBest(Matrix* table);
+  void Report(bool interrupted, RefineReport* report) const;
+
+ private:
+  // One batch of every term (the smaller terms cycling): the weighted loss, its gradients, the step.
+  double Step();
+  // The held-out loss after an epoch, logged; the best table kept; early stopping.
+  void EndEpoch(std::chrono::steady_clock::time_point epoch_started, std::chrono::steady_clock::time_point started);
+  // The checkpoint, written unless the last one was written less than ten times its own writing time
+  // ago, so that writing costs at most about a tenth of the time (a large table on a GPU takes longer to
+  // write than an epoch); when `always` (stopping), written.
+  void Save(bool always);
+
+  const std::vector<LossTerm>& terms_;
+  const RefineOptions& options_;
+  ExtraParams extra_;
+  TrainState st_;
+  std::string key_;  // the checkpoint's
+  bool resumed_ = false;
+  StudentTable student_;
+  std::vector<torch::Tensor> params_;  // torch's Adam's
+  std::unique_ptr<torch::optim::Adam> adam_;
+  LazyAdam lazy_;
+  uint64_t steps_per_epoch_ = 0, planned_steps_ = 0, resumed_at_ = 0;
+  std::chrono::steady_clock::time_point last_written_ = std::chrono::steady_clock::now();
+  double writing_ = 0;  // seconds the last checkpoint took to write
+};
+
+Training::Training(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra,
+                   const Matrix& table)
+    : terms_(terms), options_(options), extra_(std::move(extra)) {
+  st_.rng.seed(options.seed);
+  Split(terms, options, &st_);
+  size_t largest = 0;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (st_.splits[t].train.size() > st_.splits[largest].train.size()) largest = t;
+  }
+  torch::manual_seed(options.seed);
+  st_.table = ToTensor(table, torch::Device(options.device)).requires_grad_(true);
+  if (options.lazy_adam) {
+    st_.lazy_m = torch::zeros_like(st_.table).detach();
+    st_.lazy_v = torch::zeros_like(st_.table).detach();
+  }
+  st_.extra = extra_.tensors;
+  key_ = options.checkpoint.empty() ? "" : CheckpointKey(terms, options, extra_, table);
+  std::string why;
+  resumed_ = !options.checkpoint.empty() && ReadTrainState(options.checkpoint, key_, &st_, &why);
+  if (!why.empty() && options.log) options.log("refine: " + options.checkpoint + " ignored: " + why);
+  // Lazy Adam: the table gets sparse gradients and its own row-wise Adam; torch's Adam keeps the rest.
+  student_.weights = st_.table;
+  student_.sparse_grad = options.lazy_adam;
+  params_ = extra_.tensors;
+  if (!options.lazy_adam) params_.insert(params_.begin(), st_.table);
+  if (!params_.empty()) adam_ = std::make_unique<torch::optim::Adam>(params_, torch::optim::AdamOptions(options.lr));
+  if (resumed_ && adam_ && !st_.adam.empty()) LoadAdam(st_.adam, adam_.get());
+  lazy_ = LazyAdam{st_.lazy_m, st_.lazy_v, options.lr};
+  steps_per_epoch_ = (st_.splits[largest].train.size() - 2) / options.batch_size + 1;
+  if (!resumed_) {
+    st_.report.initial_heldout = st_.report.best_heldout =
+        EvaluateAll(terms, st_.splits, student_, options.batch_size, &st_.report.initial_parts);
+    st_.report.best_parts = st_.report.initial_parts;
+    st_.best = st_.table.detach().clone();
+    for (const torch::Tensor& e : st_.extra) st_.best_extra.push_back(e.detach().clone());
+    st_.done = options.max_epochs == 0;  // scoring only: the held-out loss of the table as it is
+  } else if (options.log) {
+    options.log(st_.done ? "refine: resumed from the checkpoint: training had finished (" +
+                               std::to_string(st_.report.heldout_loss.size()) + " epochs)"
+                         : "refine: resumed from the checkpoint at epoch " + std::to_string(st_.epoch) + ", step " +
+                               std::to_string(st_.batch) + " of " + std::to_string(steps_per_epoch_));
+  }
+  resumed_at_ = resumed_ ? st_.step : 0;
+  planned_steps_ = static_cast<uint64_t>(options.max_epochs) * steps_per_epoch_;
+}
+
+bool Training::Run() {
+  util::Progress progress("refine", planned_steps_, "steps");
+  progress.SetStart(st_.step);  // a resumed run: its ETA from the steps left
+  const auto started = std::chrono::steady_clock::now();
+  while (!st_.done) {
+    const auto epoch_started = std::chrono::steady_clock::now();
+    if (st_.batch == 0) {
+      for (TermSplit& s : st_.splits) s.pos = s.train.size();  // reshuffled at their first batch
+    }
+    while (st_.batch < steps_per_epoch_) {
+      st_.epoch_loss += Step();
+      ++st_.batch;
+      progress.Update(++st_.step);
+      if (st_.batch < steps_per_epoch_ && options_.stop && options_.stop()) {  // (at the epoch's end: below)
+        Save(true);
+        return false;
+      }
+    }
+    EndEpoch(epoch_started, started);
+    const bool stop = !st_.done && options_.stop && options_.stop();
+    Save(stop);
+    if (stop) return false;
+  }
+  return true;
+}
+
+double Training::Step() {
+  if (adam_) adam_->zero_grad();
+  st_.table.mutable_grad() = torch::Tensor();
+  torch::Tensor l;
+  for (size_t t = 0; t < terms_.size(); ++t) {
+    TermSplit& s = st_.splits[t];
+    if (s.pos + 2 > s.train.size()) {
+      std::shuffle(s.train.begin(), s.train.end(), st_.rng);
+      s.pos = 0;
+    }
+    const size_t begin = s.pos, end = std::min(s.train.size(), begin + options_.batch_size);
+    s.pos = end;
+    torch::Tensor term = terms_[t].weight * terms_[t].loss(student_, s.train, begin, end);
+    l = l.defined() ? l + term : term;
+  }
+  l.backward();
+  if (options_.lr_decay) {  // a function of the step alone, so a resumed run takes the same rates
+    const double rate = options_.lr * (1.0 - static_cast<double>(st_.step) / static_cast<double>(planned_steps_));
+    lazy_.lr = rate;
+    if (adam_) {
+      for (auto& group : adam_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+    }
+  }
+  torch::Tensor touched, grads;
+  MaskFrozen(st_.table, options_.frozen_rows, &touched, &grads);
+  if (options_.lazy_adam) {
+    if (options_.clip_norm > 0) ClipSparse(grads, extra_.tensors, options_.clip_norm);
+    if (touched.defined() && touched.numel() > 0) lazy_.Step(st_.table, touched, grads, static_cast<int64_t>(st_.step + 1));
+  } else if (options_.clip_norm > 0) {
+    torch::nn::utils::clip_grad_norm_(params_, options_.clip_norm);
+  }
+  if (adam_) adam_->step();
+  if (extra_.after_step) extra_.after_step();
+  return l.item<double>();
+}
+
+void Training::EndEpoch(std::chrono::steady_clock::time_point epoch_started,
+                        std::chrono::steady_clock::time_point started) {
+  std::vector<double> parts;
+  const double held_loss = EvaluateAll(terms_, st_.splits, student_, options_.batch_size, &parts);
+  RefineReport& r = st_.report;
+  r.train_loss.push_back(st_.epoch_loss / static_cast<double>(steps_per_epoch_));
+  r.heldout_loss.push_back(held_loss);
+  if (options_.log) {
+    const auto now = std::chrono::steady_clock::now();
+    char line[192];  // the epoch's own time (held-out evaluation included), then the time since refine began
+    std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (epoch %.1f s, total %.1f s)",
+                  st_.epoch, r.train_loss.back(), held_loss,
+                  std::chrono::duration<double>(now - epoch_started).count(),
+                  std::chrono::duration<double>(now - started).count());
+    options_.log(line);
+  }
+  if (held_loss < r.best_heldout) {
+    r.best_heldout = held_loss;
+    r.best_parts = parts;
+    r.best_epoch = st_.epoch;
+    st_.best = st_.table.detach().clone();
+    for (size_t i = 0; i < st_.extra.size(); ++i) st_.best_extra[i] = st_.extra[i].detach().clone();
+    st_.since_best = 0;
+  } else if (++st_.since_best >= options_.patience) {
+    st_.done = true;
+  }
+  st_.done = st_.done || st_.epoch == options_.max_epochs;
+  ++st_.epoch;
+  st_.batch = 0;
+  st_.epoch_loss = 0;
+}
+
+void Training::Save(bool always) {
+  auto now = std::chrono::steady_clock::now();
+  if (options_.checkpoint.empty() ||
+      (!always && std::chrono::duration<double>(now - last_written_).count() < 10 * writing_)) {
+    return;
+  }
+  if (adam_) st_.adam = SaveAdam(*adam_);
+  const Status s = WriteTrainState(options_.checkpoint, key_, st_);
+  if (!s.ok()) throw std::runtime_error("cannot save the checkpoint: " + s.message());
+  last_written_ = std::chrono::steady_clock::now();
+  writing_ = std::chrono::duration<double>(last_written_ - now).count();
+}
+
+void Training::KeepBest(Matrix* table) {
+  const torch::Tensor best = st_.best.to(torch::kCPU).contiguous();
+  std::copy(best.data_ptr<float>(), best.data_ptr<float>() + best.numel(), table->data.begin());
+  torch::NoGradGuard guard;
+  for (size_t i = 0; i < st_.extra.size(); ++i) st_.extra[i].copy_(st_.best_extra[i]);
+}
+
+void Training::Report(bool interrupted, RefineReport* report) const {
+  *report = st_.report;
+  report->steps = st_.step;
+  report->resumed_at = resumed_at_;
+  report->interrupted = interrupted;
+}
+
 }  // namespace
 
 void Train(const std::vector<LossTerm>& terms, const RefineOptions& options, ExtraParams extra, Matrix* table,
            RefineReport* report) {
-  TrainState st;
-  st.rng.seed(options.seed);
-  Split(terms, options, &st);
-  size_t largest = 0;
-  for (size_t t = 0; t < terms.size(); ++t) {
-    if (st.splits[t].train.size() > st.splits[largest].train.size()) largest = t;
-  }
-  torch::manual_seed(options.seed);
-  const int64_t rows = static_cast<int64_t>(table->rows), d = static_cast<int64_t>(table->cols);
-  st.table = ToTensor(*table, torch::Device(options.device)).requires_grad_(true);
-  if (options.lazy_adam) {
-    st.lazy_m = torch::zeros_like(st.table).detach();
-    st.lazy_v = torch::zeros_like(st.table).detach();
-  }
-  st.extra = extra.tensors;
-  const std::string key = options.checkpoint.empty() ? "" : CheckpointKey(terms, options, extra, *table);
-  std::string why;
-  const bool resumed = !options.checkpoint.empty() && ReadTrainState(options.checkpoint, key, &st, &why);
-  if (!why.empty() && options.log) options.log("refine: " + options.checkpoint + " ignored: " + why);
-  // Lazy Adam: the table gets sparse gradients and its own row-wise Adam; torch's Adam keeps the rest.
-  const StudentTable student{st.table, options.lazy_adam};
-  std::vector<torch::Tensor> params = extra.tensors;
-  if (!options.lazy_adam) params.insert(params.begin(), st.table);
-  std::unique_ptr<torch::optim::Adam> adam;
-  if (!params.empty()) adam = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(options.lr));
-  if (resumed && adam && !st.adam.empty()) LoadAdam(st.adam, adam.get());
-  LazyAdam lazy{st.lazy_m, st.lazy_v, options.lr};
-  const uint64_t steps_per_epoch = (st.splits[largest].train.size() - 2) / options.batch_size + 1;
-  if (!resumed) {
-    st.report.initial_heldout = st.report.best_heldout =
-        EvaluateAll(terms, st.splits, student, options.batch_size, &st.report.initial_parts);
-    st.report.best_parts = st.report.initial_parts;
-    st.best = st.table.detach().clone();
-    for (const torch::Tensor& e : st.extra) st.best_extra.push_back(e.detach().clone());
-    st.done = options.max_epochs == 0;  // scoring only: the held-out loss of the table as it is
-  } else if (options.log) {
-    options.log(st.done ? "refine: resumed from the checkpoint: training had finished (" +
-                              std::to_string(st.report.heldout_loss.size()) + " epochs)"
-                        : "refine: resumed from the checkpoint at epoch " + std::to_string(st.epoch) + ", step " +
-                              std::to_string(st.batch) + " of " + std::to_string(steps_per_epoch));
-  }
-  const uint64_t resumed_at = resumed ? st.step : 0;
-  auto finish = [&](bool interrupted) {
-    *report = st.report;
-    report->steps = st.step;
-    report->resumed_at = resumed_at;
-    report->interrupted = interrupted;
-  };
-  // At an epoch's end the checkpoint is written unless the last one was written less than ten times its
-  // own writing time ago, so that writing costs at most about a tenth of the time (a large table on a
-  // GPU takes longer to write than an epoch); when stopping, always.
-  auto last_written = std::chrono::steady_clock::now();
-  double writing = 0;  // seconds the last write took
-  auto save = [&](bool always) {
-    auto now = std::chrono::steady_clock::now();
-    if (options.checkpoint.empty() || (!always && std::chrono::duration<double>(now - last_written).count() < 10 * writing)) {
-      return;
-    }
-    if (adam) st.adam = SaveAdam(*adam);
-    const Status s = WriteTrainState(options.checkpoint, key, st);
-    if (!s.ok()) throw std::runtime_error("cannot save the checkpoint: " + s.message());
-    last_written = std::chrono::steady_clock::now();
-    writing = std::chrono::duration<double>(last_written - now).count();
-  };
-  const uint64_t planned_steps = static_cast<uint64_t>(options.max_epochs) * steps_per_epoch;
-  util::Progress progress("refine", planned_steps, "steps");
-  progress.SetStart(st.step);  // a resumed run: its ETA from the steps left
-  const auto started = std::chrono::steady_clock::now();
-  while (!st.done) {
-    const auto epoch_started = std::chrono::steady_clock::now();
-    if (st.batch == 0) {
-      for (TermSplit& s : st.splits) s.pos = s.train.size();  // reshuffled at their first batch
-    }
-    while (st.batch < steps_per_epoch) {
-      if (adam) adam->zero_grad();
-      st.table.mutable_grad() = torch::Tensor();
-      torch::Tensor l;
-      for (size_t t = 0; t < terms.size(); ++t) {
-        TermSplit& s = st.splits[t];
-        if (s.pos + 2 > s.train.size()) {
-          std::shuffle(s.train.begin(), s.train.end(), st.rng);
-          s.pos = 0;
-        }
-        const size_t begin = s.pos, end = std::min(s.train.size(), begin + options.batch_size);
-        s.pos = end;
-        torch::Tensor term = terms[t].weight * terms[t].loss(student, s.train, begin, end);
-        l = l.defined() ? l + term : term;
-      }
-      l.backward();
-      if (options.lr_decay) {  // a function of the step alone, so a resumed run takes the same rates
-        const double rate = options.lr * (1.0 - static_cast<double>(st.step) / static_cast<double>(planned_steps));
-        lazy.lr = rate;
-        if (adam) {
-          for (auto& group : adam->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
-        }
-      }
-      torch::Tensor touched, grads;
-      MaskFrozen(st.table, options.frozen_rows, &touched, &grads);
-      if (options.lazy_adam) {
-        if (options.clip_norm > 0) ClipSparse(grads, extra.tensors, options.clip_norm);
-        if (touched.defined() && touched.numel() > 0) lazy.Step(st.table, touched, grads, static_cast<int64_t>(st.step + 1));
-      } else if (options.clip_norm > 0) {
-        torch::nn::utils::clip_grad_norm_(params, options.clip_norm);
-      }
-      if (adam) adam->step();
-      if (extra.after_step) extra.after_step();
-      st.epoch_loss += l.item<double>();
-      ++st.batch;
-      progress.Update(++st.step);
-      if (st.batch < steps_per_epoch && options.stop && options.stop()) {  // (at the epoch's end: below)
-        save(true);
-        return finish(true);
-      }
-    }
-    std::vector<double> parts;
-    const double held_loss = EvaluateAll(terms, st.splits, student, options.batch_size, &parts);
-    RefineReport& r = st.report;
-    r.train_loss.push_back(st.epoch_loss / static_cast<double>(steps_per_epoch));
-    r.heldout_loss.push_back(held_loss);
-    if (options.log) {
-      const auto now = std::chrono::steady_clock::now();
-      char line[192];  // the epoch's own time (held-out evaluation included), then the time since refine began
-      std::snprintf(line, sizeof line, "refine: epoch %u: train loss %.5f, held-out loss %.5f (epoch %.1f s, total %.1f s)",
-                    st.epoch, r.train_loss.back(), held_loss,
-                    std::chrono::duration<double>(now - epoch_started).count(),
-                    std::chrono::duration<double>(now - started).count());
-      options.log(line);
-    }
-    if (held_loss < r.best_heldout) {
-      r.best_heldout = held_loss;
-      r.best_parts = parts;
-      r.best_epoch = st.epoch;
-      st.best = st.table.detach().clone();
-      for (size_t i = 0; i < st.extra.size(); ++i) st.best_extra[i] = st.extra[i].detach().clone();
-      st.since_best = 0;
-    } else if (++st.since_best >= options.patience) {
-      st.done = true;
-    }
-    st.done = st.done || st.epoch == options.max_epochs;
-    ++st.epoch;
-    st.batch = 0;
-    st.epoch_loss = 0;
-    const bool stop = !st.done && options.stop && options.stop();
-    save(stop);
-    if (stop) return finish(true);
-  }
-  const torch::Tensor best = st.best.to(torch::kCPU).contiguous();
-  std::copy(best.data_ptr<float>(), best.data_ptr<float>() + rows * d, table->data.begin());
-  torch::NoGradGuard guard;
-  for (size_t i = 0; i < st.extra.size(); ++i) st.extra[i].copy_(st.best_extra[i]);
-  finish(false);
+  Training training(terms, options, std::move(extra), *table);
+  const bool finished = training.Run();
+  if (finished) training.KeepBest(table);
+  training.Report(!finished, report);
 }
 
 Status CheckCommon(size_t n, const char* what, const RefineOptions& options) {

@@ -96,10 +96,11 @@ Status WriteTrainState(const std::string& path, const std::string& key, const Tr
   return Status::Ok();
 }
 
-bool ReadTrainState(const std::string& path, const std::string& key, TrainState* state, std::string* why) {
-  why->clear();
-  std::string bytes, error;
-  if (!util::ReadFile(path, &bytes, &error)) return false;  // none yet
+namespace {
+
+// The payload of a checkpoint file's `bytes` when its header names `key` and its size and hash match;
+// else false with why.
+bool FindPayload(const std::string& bytes, const std::string& key, std::string_view* payload, std::string* why) {
   const std::string head = std::string(kMagic) + key + "\n";
   if (bytes.compare(0, head.size(), head) != 0) {
     *why = bytes.compare(0, sizeof kMagic - 1, kMagic) == 0 ? "made for other inputs or settings" : "not a checkpoint";
@@ -109,73 +110,81 @@ bool ReadTrainState(const std::string& path, const std::string& key, TrainState*
   std::istringstream sizes(bytes.substr(head.size(), line_end == std::string::npos ? 0 : line_end - head.size()));
   uint64_t size = 0;
   std::string hash;
-  const char* payload = bytes.data() + line_end + 1;
+  const char* data = bytes.data() + line_end + 1;
   if (!(sizes >> size >> hash) || size != bytes.size() - line_end - 1 ||
-      hash != HexU64(Fnv1a64(std::string_view(payload, size)))) {
+      hash != HexU64(Fnv1a64(std::string_view(data, size)))) {
     *why = "damaged (cut short or changed)";
     return false;
   }
-  TrainState s;  // read whole, checked against `state`, then taken
-  try {
-    torch::serialize::InputArchive a;
-    a.load_from(payload, size, torch::Device(torch::kCPU));
-    const std::vector<int64_t> c = Values<int64_t>(Read(a, "counters", torch::kInt64));
-    const std::vector<double> l = Values<double>(Read(a, "losses", torch::kFloat64));
-    if (c.size() != 8 || l.size() != 3 || c[0] < 1 || c[1] < 0 || c[2] < 0 || c[3] < 0 || c[5] < 0) {
-      throw std::runtime_error("counters");
-    }
-    s.epoch = static_cast<uint32_t>(c[0]);
-    s.batch = static_cast<uint64_t>(c[1]);
-    s.step = static_cast<uint64_t>(c[2]);
-    s.since_best = static_cast<uint32_t>(c[3]);
-    s.done = c[4] != 0;
-    RefineReport& r = s.report;
-    r.best_epoch = static_cast<uint32_t>(c[5]);
-    r.train_sentences = static_cast<uint64_t>(c[6]);
-    r.heldout_sentences = static_cast<uint64_t>(c[7]);
-    s.epoch_loss = l[0];
-    r.initial_heldout = l[1];
-    r.best_heldout = l[2];
-    r.train_loss = Values<double>(Read(a, "train_loss", torch::kFloat64));
-    r.heldout_loss = Values<double>(Read(a, "heldout_loss", torch::kFloat64));
-    r.initial_parts = Values<double>(Read(a, "initial_parts", torch::kFloat64));
-    r.best_parts = Values<double>(Read(a, "best_parts", torch::kFloat64));
-    const std::vector<uint8_t> rng = Values<uint8_t>(Read(a, "rng", torch::kUInt8));
-    std::istringstream rng_text(std::string(rng.begin(), rng.end()));
-    if (!(rng_text >> s.rng)) throw std::runtime_error("rng");
-    const std::vector<int64_t> positions = Values<int64_t>(Read(a, "positions", torch::kInt64));
-    if (positions.size() != state->splits.size()) throw std::runtime_error("positions");
-    s.splits = state->splits;
-    for (size_t t = 0; t < s.splits.size(); ++t) {
-      const std::vector<int64_t> order = Values<int64_t>(Read(a, "order_" + std::to_string(t), torch::kInt64));
-      std::vector<size_t>& train = s.splits[t].train;
-      std::vector<size_t> sorted(order.begin(), order.end()), fresh = train;
-      std::sort(sorted.begin(), sorted.end());
-      std::sort(fresh.begin(), fresh.end());
-      // The same examples (a permutation of the fresh split), and a position within them.
-      if (sorted != fresh || positions[t] < 0 || static_cast<size_t>(positions[t]) > train.size()) {
-        throw std::runtime_error("splits");
-      }
-      train.assign(order.begin(), order.end());
-      s.splits[t].pos = static_cast<size_t>(positions[t]);
-    }
-    s.table = ReadLike(a, "table", state->table.detach().to(torch::kCPU));
-    s.best = ReadLike(a, "best", state->table.detach().to(torch::kCPU));
-    if (state->lazy_m.defined()) {
-      s.lazy_m = ReadLike(a, "lazy_m", state->lazy_m.to(torch::kCPU));
-      s.lazy_v = ReadLike(a, "lazy_v", state->lazy_v.to(torch::kCPU));
-    }
-    for (size_t i = 0; i < state->extra.size(); ++i) {
-      const torch::Tensor like = state->extra[i].detach().to(torch::kCPU);
-      s.extra.push_back(ReadLike(a, "extra_" + std::to_string(i), like));
-      s.best_extra.push_back(ReadLike(a, "best_extra_" + std::to_string(i), like).to(state->extra[i].device()));
-    }
-    const std::vector<uint8_t> adam = Values<uint8_t>(Read(a, "adam", torch::kUInt8));
-    s.adam.assign(adam.begin(), adam.end());
-  } catch (const std::exception& e) {
-    *why = std::string("damaged (") + e.what() + ")";
-    return false;
+  *payload = std::string_view(data, size);
+  return true;
+}
+
+// The state in `payload` (a torch archive, tensors on the CPU), checked against the run's fresh state
+// `run`: its splits hold the same examples, its tensors have the same shapes. Throws what does not fit.
+TrainState ReadArchive(std::string_view payload, const TrainState& run) {
+  TrainState s;
+  torch::serialize::InputArchive a;
+  a.load_from(payload.data(), payload.size(), torch::Device(torch::kCPU));
+  const std::vector<int64_t> c = Values<int64_t>(Read(a, "counters", torch::kInt64));
+  const std::vector<double> l = Values<double>(Read(a, "losses", torch::kFloat64));
+  if (c.size() != 8 || l.size() != 3 || c[0] < 1 || c[1] < 0 || c[2] < 0 || c[3] < 0 || c[5] < 0) {
+    throw std::runtime_error("counters");
   }
+  s.epoch = static_cast<uint32_t>(c[0]);
+  s.batch = static_cast<uint64_t>(c[1]);
+  s.step = static_cast<uint64_t>(c[2]);
+  s.since_best = static_cast<uint32_t>(c[3]);
+  s.done = c[4] != 0;
+  RefineReport& r = s.report;
+  r.best_epoch = static_cast<uint32_t>(c[5]);
+  r.train_sentences = static_cast<uint64_t>(c[6]);
+  r.heldout_sentences = static_cast<uint64_t>(c[7]);
+  s.epoch_loss = l[0];
+  r.initial_heldout = l[1];
+  r.best_heldout = l[2];
+  r.train_loss = Values<double>(Read(a, "train_loss", torch::kFloat64));
+  r.heldout_loss = Values<double>(Read(a, "heldout_loss", torch::kFloat64));
+  r.initial_parts = Values<double>(Read(a, "initial_parts", torch::kFloat64));
+  r.best_parts = Values<double>(Read(a, "best_parts", torch::kFloat64));
+  const std::vector<uint8_t> rng = Values<uint8_t>(Read(a, "rng", torch::kUInt8));
+  std::istringstream rng_text(std::string(rng.begin(), rng.end()));
+  if (!(rng_text >> s.rng)) throw std::runtime_error("rng");
+  const std::vector<int64_t> positions = Values<int64_t>(Read(a, "positions", torch::kInt64));
+  if (positions.size() != run.splits.size()) throw std::runtime_error("positions");
+  s.splits = run.splits;
+  for (size_t t = 0; t < s.splits.size(); ++t) {
+    const std::vector<int64_t> order = Values<int64_t>(Read(a, "order_" + std::to_string(t), torch::kInt64));
+    std::vector<size_t>& train = s.splits[t].train;
+    std::vector<size_t> sorted(order.begin(), order.end()), fresh = train;
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(fresh.begin(), fresh.end());
+    // The same examples (a permutation of the fresh split), and a position within them.
+    if (sorted != fresh || positions[t] < 0 || static_cast<size_t>(positions[t]) > train.size()) {
+      throw std::runtime_error("splits");
+    }
+    train.assign(order.begin(), order.end());
+    s.splits[t].pos = static_cast<size_t>(positions[t]);
+  }
+  s.table = ReadLike(a, "table", run.table.detach().to(torch::kCPU));
+  s.best = ReadLike(a, "best", run.table.detach().to(torch::kCPU));
+  if (run.lazy_m.defined()) {
+    s.lazy_m = ReadLike(a, "lazy_m", run.lazy_m.to(torch::kCPU));
+    s.lazy_v = ReadLike(a, "lazy_v", run.lazy_v.to(torch::kCPU));
+  }
+  for (size_t i = 0; i < run.extra.size(); ++i) {
+    const torch::Tensor like = run.extra[i].detach().to(torch::kCPU);
+    s.extra.push_back(ReadLike(a, "extra_" + std::to_string(i), like));
+    s.best_extra.push_back(ReadLike(a, "best_extra_" + std::to_string(i), like).to(run.extra[i].device()));
+  }
+  const std::vector<uint8_t> adam = Values<uint8_t>(Read(a, "adam", torch::kUInt8));
+  s.adam.assign(adam.begin(), adam.end());
+  return s;
+}
+
+// `s` (read whole and checked) taken as the run's state: its tensors copied into the state's own
+// (optimisers and losses hold them), the rest replaced.
+void Adopt(TrainState s, TrainState* state) {
   {
     torch::NoGradGuard guard;
     state->table.copy_(s.table);
@@ -191,6 +200,24 @@ bool ReadTrainState(const std::string& path, const std::string& key, TrainState*
   s.extra = state->extra;
   s.best = s.best.to(state->table.device());
   *state = std::move(s);
+}
+
+}  // namespace
+
+bool ReadTrainState(const std::string& path, const std::string& key, TrainState* state, std::string* why) {
+  why->clear();
+  std::string bytes, error;
+  if (!util::ReadFile(path, &bytes, &error)) return false;  // none yet
+  std::string_view payload;
+  if (!FindPayload(bytes, key, &payload, why)) return false;
+  TrainState s;  // read whole, checked against `state`, then taken
+  try {
+    s = ReadArchive(payload, *state);
+  } catch (const std::exception& e) {
+    *why = std::string("damaged (") + e.what() + ")";
+    return false;
+  }
+  Adopt(std::move(s), state);
   return true;
 }
 

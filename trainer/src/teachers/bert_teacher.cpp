@@ -61,13 +61,13 @@ class BertTeacher : public SentenceTransformer {
   std::string name() const override { return "bert:" + path_; }
   SubwordVocab subword_vocab() const override { return tokenizer_.ToSubwordVocab(); }
   torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask) const override;
-  Status Load(const TeacherOptions& options);
 
  private:
+  Status ReadConfig(const json& config, const std::string& dir, EncoderShape* shape) override;
+  Status LoadWeights(const SafeTensors& st) override;
   // [CLS], the text's tokens (truncated), [SEP].
   void Tokens(const std::string& sentence, std::vector<TeacherToken>* out) const override;
   int32_t pad_id() const override { return tokenizer_.pad_id(); }
-  Status LoadWeights(const SafeTensors& st);
 
   BertConfig cfg_;
   BertTokenizer tokenizer_;
@@ -75,22 +75,12 @@ class BertTeacher : public SentenceTransformer {
   std::vector<Layer> layers_;
 };
 
-Status BertTeacher::Load(const TeacherOptions& options) {
-  std::string dir;
-  SWE_RETURN_IF_ERROR(Open(options, &dir));
-  json config;
-  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &config));
+Status BertTeacher::ReadConfig(const json& config, const std::string& dir, EncoderShape* shape) {
   SWE_RETURN_IF_ERROR(ParseConfig(config, dir + "/config.json", &cfg_));
   SWE_RETURN_IF_ERROR(BertTokenizer::Load(dir + "/tokenizer.json", &tokenizer_));
-  if (static_cast<int64_t>(tokenizer_.max_id()) >= cfg_.vocab) {
-    return Corrupt(dir + ": tokenizer.json has token ids past config.json's vocab_size");
-  }
-  std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
-  SWE_RETURN_IF_ERROR(LoadWeights(*st));
-  out_dims_ = cfg_.hidden;
-  SWE_RETURN_IF_ERROR(ReadMaxTokens(dir, static_cast<uint32_t>(std::min<int64_t>(cfg_.positions, 512)), options, 3));
-  return LoadModules(dir, /*cls_ok=*/true);
+  *shape = {cfg_.vocab, tokenizer_.max_id(), cfg_.hidden, static_cast<uint32_t>(std::min<int64_t>(cfg_.positions, 512)),
+            /*min_tokens=*/3, /*cls_ok=*/true};
+  return Status::Ok();
 }
 
 void BertTeacher::Tokens(const std::string& sentence, std::vector<TeacherToken>* out) const {
@@ -179,11 +169,7 @@ torch::Tensor BertTeacher::Forward(const torch::Tensor& ids, const torch::Tensor
 
 Status LoadBertTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out) {
   auto t = std::make_unique<BertTeacher>();
-  try {
-    SWE_RETURN_IF_ERROR(t->Load(options));
-  } catch (const std::exception& e) {
-    return Corrupt("cannot load teacher " + options.path + ": " + e.what());
-  }
+  SWE_RETURN_IF_ERROR(t->Load(options));
   *out = std::move(t);
   return Status::Ok();
 }

@@ -103,6 +103,70 @@ bool ReadCheckpoint(const std::string& path, const std::string& key, uint64_t to
 
 }  // namespace
 
+namespace {
+
+// One batch for the teacher: its sentences, and in each the spans of its sampled words with their rows.
+struct Batch {
+  std::vector<std::string> texts;
+  std::vector<std::vector<WordSpan>> spans;
+  std::vector<std::vector<uint32_t>> span_rows;
+
+  // The sentences samples[order[start..end)].
+  void Fill(const std::vector<SampledSentence>& samples, const std::vector<size_t>& order, size_t start, size_t end,
+            const VocabLookup& index, const VocabOptions& vocab_options) {
+    texts.clear();
+    spans.clear();
+    span_rows.clear();
+    for (size_t i = start; i < end; ++i) {
+      const SampledSentence& s = samples[order[i]];
+      SplitWithSpans(s.text, vocab_options.tokenizer, &words_, &all_spans_);
+      texts.push_back(s.text);
+      spans.emplace_back();
+      span_rows.emplace_back();
+      for (size_t w = 0; w < words_.size(); ++w) {
+        auto it = index.find(VocabKey(words_[w], vocab_options.fold_case));
+        if (it == index.end() || std::find(s.words.begin(), s.words.end(), it->second) == s.words.end()) continue;
+        spans.back().push_back(all_spans_[w]);
+        span_rows.back().push_back(it->second);
+      }
+    }
+  }
+
+  // Eq. 1 for the teacher's `result` on this batch: per sentence, each row's mean over its occurrences
+  // there, added to its row of `sum` (rows x d), and one more sentence counted for that row.
+  void AddMeans(const TeacherOutput& result, uint32_t d, std::vector<double>* sum, std::vector<uint32_t>* counts) {
+    size_t k = 0;
+    for (size_t b = 0; b < texts.size(); ++b) {
+      const auto& rows = span_rows[b];
+      std::vector<uint32_t> distinct(rows);
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      for (uint32_t row : distinct) {
+        per_sentence_.assign(d, 0.0f);
+        uint32_t occurrences = 0;
+        for (size_t j = 0; j < rows.size(); ++j) {
+          if (rows[j] != row || !result.found[k + j]) continue;
+          const float* v = result.word_vectors.data() + (k + j) * d;
+          for (uint32_t c = 0; c < d; ++c) per_sentence_[c] += v[c];
+          ++occurrences;
+        }
+        if (occurrences == 0) continue;
+        double* acc = sum->data() + static_cast<size_t>(row) * d;
+        for (uint32_t c = 0; c < d; ++c) acc[c] += per_sentence_[c] / occurrences;
+        ++(*counts)[row];
+      }
+      k += rows.size();
+    }
+  }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<WordSpan> all_spans_;
+  std::vector<float> per_sentence_;  // accumulates the occurrences of one row within one sentence
+};
+
+}  // namespace
+
 Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& samples,
                           const std::vector<WordCount>& vocab, const VocabOptions& vocab_options,
                           const ExtractOptions& options, ExtractResult* out) {
@@ -132,57 +196,15 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
   for (const SampledSentence& s : samples) total_bytes += static_cast<double>(s.text.size());
   for (size_t i = 0; i < first; ++i) done_bytes += static_cast<double>(samples[order[i]].text.size());
   progress.SetStart(first, total_bytes > 0 ? done_bytes / total_bytes : 0);  // resumed: the ETA from the work left
-  std::vector<std::string> texts;
-  std::vector<std::vector<WordSpan>> spans;
-  std::vector<std::vector<uint32_t>> span_rows;
-  std::vector<std::string> words;
-  std::vector<WordSpan> all_spans;
+  Batch b;
   TeacherOutput result;
-  std::vector<float> per_sentence;  // accumulates the occurrences of one row within one sentence
   for (size_t start = first; start < order.size(); start += batch) {
     size_t end = std::min(order.size(), start + batch);
-    texts.clear();
-    spans.clear();
-    span_rows.clear();
-    for (size_t i = start; i < end; ++i) {
-      const SampledSentence& s = samples[order[i]];
-      SplitWithSpans(s.text, vocab_options.tokenizer, &words, &all_spans);
-      texts.push_back(s.text);
-      spans.emplace_back();
-      span_rows.emplace_back();
-      for (size_t w = 0; w < words.size(); ++w) {
-        auto it = index.find(VocabKey(words[w], vocab_options.fold_case));
-        if (it == index.end() || std::find(s.words.begin(), s.words.end(), it->second) == s.words.end()) continue;
-        spans.back().push_back(all_spans[w]);
-        span_rows.back().push_back(it->second);
-      }
-    }
-    SWE_RETURN_IF_ERROR(teacher.Encode(texts, &spans, &result));
-    out->forward_passes += texts.size();
-    size_t k = 0;
-    for (size_t b = 0; b < texts.size(); ++b) {
-      const auto& rows = span_rows[b];
-      // Eq. 1: mean over the word's occurrences in this sentence, then one sample per sentence.
-      std::vector<uint32_t> distinct(rows);
-      std::sort(distinct.begin(), distinct.end());
-      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-      for (uint32_t row : distinct) {
-        per_sentence.assign(d, 0.0f);
-        uint32_t occurrences = 0;
-        for (size_t j = 0; j < rows.size(); ++j) {
-          if (rows[j] != row || !result.found[k + j]) continue;
-          const float* v = result.word_vectors.data() + (k + j) * d;
-          for (uint32_t c = 0; c < d; ++c) per_sentence[c] += v[c];
-          ++occurrences;
-        }
-        if (occurrences == 0) continue;
-        double* acc = sum.data() + static_cast<size_t>(row) * d;
-        for (uint32_t c = 0; c < d; ++c) acc[c] += per_sentence[c] / occurrences;
-        ++out->counts[row];
-      }
-      k += rows.size();
-    }
-    for (const std::string& t : texts) done_bytes += static_cast<double>(t.size());
+    b.Fill(samples, order, start, end, index, vocab_options);
+    SWE_RETURN_IF_ERROR(teacher.Encode(b.texts, &b.spans, &result));
+    out->forward_passes += b.texts.size();
+    b.AddMeans(result, d, &sum, &out->counts);
+    for (const std::string& t : b.texts) done_bytes += static_cast<double>(t.size());
     progress.Update(end, total_bytes > 0 ? done_bytes / total_bytes : 1);
     out->interrupted = end < order.size() && options.stop && options.stop();
     const bool periodic = ++batches % std::max<uint32_t>(1, options.checkpoint_every) == 0 && end < order.size();
@@ -198,7 +220,7 @@ Status ExtractWordVectors(Teacher& teacher, const std::vector<SampledSentence>& 
   out->vectors.rows = vocab.size();
   out->vectors.cols = d;
   out->vectors.data.assign(vocab.size() * static_cast<size_t>(d), 0.0f);
-  for (size_t r = 0; r < vocab.size(); ++r) {
+  for (size_t r = 0; r < vocab.size(); ++r) {  // the sum of the per-sentence means over their count
     if (out->counts[r] == 0) continue;
     for (uint32_t c = 0; c < d; ++c) {
       out->vectors.data[r * d + c] = static_cast<float>(sum[r * d + c] / out->counts[r]);

@@ -19,6 +19,32 @@ Status ReadTensor(const formats::SafeTensors& st, const std::string& file, const
   return Status::Ok();
 }
 
+Status SentenceTransformer::Load(const TeacherOptions& options) {
+  try {
+    return LoadSteps(options);
+  } catch (const std::exception& e) {
+    return Corrupt("cannot load teacher " + options.path + ": " + e.what());
+  }
+}
+
+Status SentenceTransformer::LoadSteps(const TeacherOptions& options) {
+  std::string dir;
+  SWE_RETURN_IF_ERROR(Open(options, &dir));
+  json config;
+  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &config));
+  EncoderShape shape;
+  SWE_RETURN_IF_ERROR(ReadConfig(config, dir, &shape));
+  if (shape.max_token_id >= shape.vocab) {
+    return Corrupt(dir + ": tokenizer.json has token ids past config.json's vocab_size");
+  }
+  std::unique_ptr<formats::SafeTensors> st;
+  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
+  SWE_RETURN_IF_ERROR(LoadWeights(*st));
+  out_dims_ = shape.hidden;
+  SWE_RETURN_IF_ERROR(ReadMaxTokens(dir, shape.model_limit, options, shape.min_tokens));
+  return LoadModules(dir, shape.cls_ok);
+}
+
 Status SentenceTransformer::Open(const TeacherOptions& options, std::string* dir) {
   path_ = options.path;
   *dir = options.path.empty() ? "." : options.path;
@@ -30,7 +56,7 @@ Status SentenceTransformer::Open(const TeacherOptions& options, std::string* dir
 }
 
 Status SentenceTransformer::ReadMaxTokens(const std::string& dir, uint32_t model_limit, const TeacherOptions& options,
-                                          uint32_t at_least) {
+                                          uint32_t min_tokens) {
   max_tokens_ = model_limit;
   if (FileExists(dir + "/sentence_bert_config.json")) {
     json sb;
@@ -40,7 +66,7 @@ Status SentenceTransformer::ReadMaxTokens(const std::string& dir, uint32_t model
     }
   }
   if (options.max_tokens > 0) max_tokens_ = std::min(max_tokens_, options.max_tokens);
-  if (max_tokens_ < at_least) return InvalidArgument("teacher max_tokens must be at least " + std::to_string(at_least));
+  if (max_tokens_ < min_tokens) return InvalidArgument("teacher max_tokens must be at least " + std::to_string(min_tokens));
   return Status::Ok();
 }
 

@@ -95,15 +95,15 @@ class T5Teacher : public SentenceTransformer {
   std::string name() const override { return "t5:" + path_; }
   SubwordVocab subword_vocab() const override { return tokenizer_.ToSubwordVocab(); }
   torch::Tensor Forward(const torch::Tensor& ids, const torch::Tensor& mask) const override;
-  Status Load(const TeacherOptions& options);
 
  private:
+  Status ReadConfig(const json& config, const std::string& dir, EncoderShape* shape) override;
+  Status LoadWeights(const SafeTensors& st) override;
   // The text's pieces (truncated) and </s>.
   void Tokens(const std::string& sentence, std::vector<TeacherToken>* out) const override {
     tokenizer_.Encode(sentence, max_tokens_, out);
   }
   int32_t pad_id() const override { return tokenizer_.pad_id(); }
-  Status LoadWeights(const SafeTensors& st);
 
   T5Config cfg_;
   UnigramTokenizer tokenizer_;
@@ -111,22 +111,11 @@ class T5Teacher : public SentenceTransformer {
   std::vector<Layer> layers_;
 };
 
-Status T5Teacher::Load(const TeacherOptions& options) {
-  std::string dir;
-  SWE_RETURN_IF_ERROR(Open(options, &dir));
-  json config;
-  SWE_RETURN_IF_ERROR(ReadJsonFile(dir + "/config.json", &config));
+Status T5Teacher::ReadConfig(const json& config, const std::string& dir, EncoderShape* shape) {
   SWE_RETURN_IF_ERROR(ParseConfig(config, dir + "/config.json", &cfg_));
   SWE_RETURN_IF_ERROR(UnigramTokenizer::Load(dir + "/tokenizer.json", &tokenizer_));
-  if (static_cast<int64_t>(tokenizer_.max_id()) >= cfg_.vocab) {
-    return Corrupt(dir + ": tokenizer.json has token ids past config.json's vocab_size");
-  }
-  std::unique_ptr<SafeTensors> st;
-  SWE_RETURN_IF_ERROR(OpenSafetensors(dir, &st));
-  SWE_RETURN_IF_ERROR(LoadWeights(*st));
-  out_dims_ = cfg_.d_model;
-  SWE_RETURN_IF_ERROR(ReadMaxTokens(dir, 512, options, 2));
-  return LoadModules(dir, /*cls_ok=*/false);
+  *shape = {cfg_.vocab, tokenizer_.max_id(), cfg_.d_model, 512, /*min_tokens=*/2, /*cls_ok=*/false};
+  return Status::Ok();
 }
 
 Status T5Teacher::LoadWeights(const SafeTensors& st) {
@@ -195,11 +184,7 @@ torch::Tensor T5Teacher::Forward(const torch::Tensor& ids, const torch::Tensor& 
 
 Status LoadT5(const TeacherOptions& options, std::unique_ptr<T5Teacher>* out) {
   auto t = std::make_unique<T5Teacher>();
-  try {
-    SWE_RETURN_IF_ERROR(t->Load(options));
-  } catch (const std::exception& e) {
-    return Corrupt("cannot load teacher " + options.path + ": " + e.what());
-  }
+  SWE_RETURN_IF_ERROR(t->Load(options));
   *out = std::move(t);
   return Status::Ok();
 }
