@@ -1,21 +1,22 @@
-// Near-duplicate groups and k-means over sentence vectors (n rows × dims floats, row-major): the CLI's
-// dedupe and cluster. The same rules and arithmetic as js/src/helpers.js (nearDuplicateGroups, kmeans
-// with its mulberry32 seed), so a seed gives the same clusters in the CLI and in JS.
+// Near-duplicate groups and k-means over sentence vectors (n rows × dims floats, row-major): what
+// swe_vectors_near_duplicates and swe_vectors_kmeans compute (swe_c_vectors.cpp checks their
+// arguments), for every binding. Sums in double precision, a seeded mulberry32 stream: the same
+// groups and clusters on every machine, natively and in wasm.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace swe::cli {
+namespace swe::capi {
 
 // Greedy leader grouping: each row joins the first earlier group whose first row (its representative)
 // has cosine ≥ threshold with it, else starts a group. Groups are in order of their representatives.
 // A zero row (a text with no known word) is never a duplicate: it is a group of its own.
-std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold);
-
-// Cosine of rows i and j of `vectors`; 0 when either is zero.
-double RowCosine(const float* vectors, uint32_t dims, size_t i, size_t j);
+// out_groups[i] (n) receives row i's group, out_scores[i] (n; may be null) its cosine with the group's
+// first row (1 for that row, 0 for a zero row); returns the number of groups.
+size_t NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold, size_t* out_groups,
+                           float* out_scores);
 
 struct KMeansResult {
   std::vector<int32_t> labels;  // cluster of each row, 0..k-1
@@ -43,4 +44,4 @@ class Mulberry32 {
   uint32_t state_;
 };
 
-}  // namespace swe::cli
+}  // namespace swe::capi
