@@ -146,9 +146,10 @@ test('cluster: k-means separates topics, the same on every run for a seed', () =
 });
 
 test('kmeans recovers well-separated groups and never leaves a centre unused', () => {
-  // Three tight groups of 2-d points; k-means++ must start one centre in each.
+  // Three tight groups of 2-d points (off the origin: a zero row is in no cluster); k-means++ must
+  // start one centre in each.
   const points = [];
-  for (const [x, y] of [[0, 0], [10, 0], [0, 10]]) {
+  for (const [x, y] of [[1, 1], [10, 1], [1, 10]]) {
     for (let i = 0; i < 20; ++i) points.push(x + (i % 5) * 0.1, y + Math.floor(i / 5) * 0.1);
   }
   for (let seed = 0; seed < 20; ++seed) {
@@ -163,6 +164,8 @@ test('kmeans recovers well-separated groups and never leaves a centre unused', (
   const same = kmeans(new Float32Array(8).fill(1), 2, 2);
   assert.ok(!same.centroids.some(Number.isNaN));
   assert.equal(same.inertia, 0);
+  // The origin, a zero row (what a text without a known word encodes to), is left out: label -1.
+  assert.deepEqual([...kmeans([0, 0, 1, 1, 9, 9], 2, 2).labels].map((l) => l < 0), [true, false, false]);
   // Any array of numbers (as float32); a non-finite value is refused.
   assert.deepEqual(kmeans([0, 1, 0, 1.5, 9, 9], 2, 2, { seed: 3 }).labels, kmeans(new Float64Array([0, 1, 0, 1.5, 9, 9]), 2, 2, { seed: 3 }).labels);
   assert.throws(() => kmeans([0, 1, NaN, 1], 2, 1), RangeError);
