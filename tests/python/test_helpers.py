@@ -60,11 +60,11 @@ def test_vector_helpers_check_their_arguments(model):
     with pytest.raises(ValueError):
         swe.kmeans(vectors, 4)
     with pytest.raises(ValueError, match="nonzero rows"):
-        swe.kmeans(np.vstack([vectors, np.zeros((2, model.dims))]), 4)  # 5 rows, 3 of them nonzero
-    labels = swe.kmeans(np.vstack([vectors, np.zeros((1, model.dims))]), 2).labels.tolist()
+        swe.kmeans(np.vstack([vectors, np.zeros((2, model.dims), np.float32)]), 4)  # 5 rows, 3 of them nonzero
+    labels = swe.kmeans(np.vstack([vectors, np.zeros((1, model.dims), np.float32)]), 2).labels.tolist()
     assert labels[3] == -1 and labels[:3] in ([0, 0, 1], [1, 1, 0])
     with pytest.raises(ValueError):
-        swe.near_duplicate_groups(np.array([[1.0, np.nan]]), 0.5)
+        swe.near_duplicate_groups(np.array([[1.0, np.nan]], np.float32), 0.5)
     with pytest.raises(ValueError):
         swe.near_duplicate_groups(vectors, 2)
     with pytest.raises(TypeError):
