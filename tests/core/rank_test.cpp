@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <vector>
 
+#include "core/test_models.h"
 #include "swe/index.h"
 
 namespace swe {
@@ -17,13 +17,7 @@ namespace {
 
 constexpr uint32_t kDims = 24;
 
-std::vector<float> RandomRows(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> out(n * kDims);
-  for (float& v : out) v = normal(rng);
-  return out;
-}
+std::vector<float> RandomRows(size_t n, uint32_t seed) { return testing::RandomVectors(n, kDims, seed); }
 
 std::vector<SearchHit> Rank(const float* query, const std::vector<float>& rows, size_t k, float min_score) {
   std::vector<SearchHit> hits;

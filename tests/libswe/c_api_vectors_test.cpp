@@ -12,9 +12,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
+
+#include "core/test_models.h"
 
 namespace {
 
@@ -35,11 +36,7 @@ std::vector<float> GoldenRows() {
 }
 
 std::vector<float> RandomRows(size_t n, uint32_t dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> out(n * dims);
-  for (float& v : out) v = normal(rng);
-  return out;
+  return swe::testing::RandomVectors(n, dims, seed);
 }
 
 uint64_t Bits(double x) {
