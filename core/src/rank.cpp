@@ -22,7 +22,8 @@ Status RankRows(const float* query, const float* rows, size_t n, uint32_t dims, 
   NormalizeL2(unit.data(), dims);
   const simd::Kernels& kernels = simd::Active();
   index_internal::TopK top(k, min_score);
-  const size_t block = std::min(n, index_internal::kScanBlock);
+  // Blocks of ~32 KB: a block is copied, normalised and scanned while it is in the L1/L2 cache.
+  const size_t block = std::min(n, std::max<size_t>(1, (32 << 10) / (sizeof(float) * dims)));
   std::vector<float> normalized(block * dims);  // a block of rows as the index would store them
   std::vector<float> scores(block);
   std::vector<uint64_t> ids(block);

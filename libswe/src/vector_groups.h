@@ -28,13 +28,12 @@ struct KMeansResult {
 // k-means (Euclidean, which on unit vectors orders like cosine): `restarts` k-means++ starts drawn one
 // after another from a mulberry32 generator seeded with `seed`, each followed by Lloyd rounds until no
 // row changes cluster or `max_iterations`; the result of lowest inertia (the earliest on ties). One
-// start can stop in a local optimum even on two clear topics, hence several by default.
-// Requires 1 ≤ k ≤ n and restarts ≥ 1.
-constexpr int kDefaultKMeansRestarts = 4;
-KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed,
-                    int restarts = kDefaultKMeansRestarts, int max_iterations = 100);
+// start can stop in a local optimum even on two clear topics, hence several. Every row takes part
+// (the caller leaves zero rows out). Requires 1 ≤ k ≤ n, restarts ≥ 1 and max_iterations ≥ 1.
+KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, uint32_t seed, int restarts,
+                    int max_iterations);
 
-// mulberry32: uniform doubles in [0, 1), bit-identical to helpers.js's.
+// mulberry32: uniform doubles in [0, 1), as the JavaScript original gives them (its 32-bit steps).
 class Mulberry32 {
  public:
   explicit Mulberry32(uint32_t seed) : state_(seed) {}
