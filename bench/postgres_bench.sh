@@ -46,7 +46,7 @@ awk '{ printf "%d\x1f%s\n", NR, $0 }' "$tmp/all.txt" >"$tmp/all.copy"
 awk -F'\t' 'NR <= 200 { printf "%d\x1f%s\n", NR, $6 }' ../shared/data/eval/sts/stsbenchmark/sts-dev.csv >"$tmp/queries.copy"
 chown -R postgres "$tmp"
 
-settings=("max_parallel_workers_per_gather = 0" "shared_buffers = 1GB" "max_wal_size = 4GB"
+settings=("max_parallel_workers_per_gather = 0" "shared_buffers = 1GB" "max_wal_size = 4GB" "maintenance_work_mem = 1GB"
           "synchronous_commit = off" "jit = off")
 for c in main shard1 shard2 preload; do
   mkdir -p "$tmp/sock-$c" && chown postgres "$tmp/sock-$c"
@@ -91,34 +91,26 @@ encode_query="SELECT count(swe.embed('$model_name', body)) FROM encode_texts"
 # In the select list: a set-returning function in FROM is first written to a tuplestore (work_mem).
 # The arrays are stored as PostgreSQL stores them by default (compressed).
 batch_query="SELECT count(v) FROM (SELECT swe.embed('$model_name', a) v FROM batches) s"
-# Three rounds, native and SQL alternating; the median of each (the machine is shared). Neither side
-# writes its vectors anywhere: swe encode to /dev/null, the query counts them. swe encode's CPU time
-# includes its start and the model's load, measured on its own with one text.
+# Five rounds, native and SQL alternating; the median of each, and of each round's ratio (the machine
+# is shared: a round's measurements see the same load). Neither side writes its vectors anywhere:
+# swe encode to /dev/null, the query counts them. swe encode's CPU time includes its start and the
+# model's load, measured on its own with one text.
 TIMEFORMAT='%U %S'
 native_run() {  # FILE: CPU milliseconds of swe encode on FILE
   { time "$swe" encode "$tmp/models/$model_name" "$1" -o /dev/null --format npy 2>"$tmp/swe.log"; } 2>&1 |
     awk '{ printf "%d", ($1 + $2) * 1000 }'
 }
 head -n 1 "$tmp/encode.txt" >"$tmp/one.txt"
-native_walls=(); native_cpus=(); start_cpus=(); sql_walls=(); sql_cpus=(); batch_walls=(); batch_cpus=()
-for _ in 1 2 3; do
-  t0=$(now_ms)
-  native_cpus+=("$(native_run "$tmp/encode.txt")")
-  t1=$(now_ms)
-  native_walls+=($(( t1 - t0 )))
-  start_cpus+=("$(native_run "$tmp/one.txt")")
-  sql_walls+=("$(ms main "$encode_query")")
-  sql_cpus+=("$(cpu_ms main "$encode_query")")
-  batch_walls+=("$(ms main "$batch_query")")
-  batch_cpus+=("$(cpu_ms main "$batch_query")")
+rounds=()  # "native_cpu native_wall start_cpu sql_cpu sql_wall batch_cpu batch_wall" per round
+for _ in 1 2 3 4 5; do
+  t0=$(now_ms); native_cpu=$(native_run "$tmp/encode.txt"); t1=$(now_ms)
+  rounds+=("$native_cpu $(( t1 - t0 )) $(native_run "$tmp/one.txt") $(cpu_ms main "$encode_query") \
+$(ms main "$encode_query") $(cpu_ms main "$batch_query") $(ms main "$batch_query")")
 done
-native_encode=$(printf '%s\n' "${native_walls[@]}" | median)
-native_cpu=$(printf '%s\n' "${native_cpus[@]}" | median)
-native_start_cpu=$(printf '%s\n' "${start_cpus[@]}" | median)
-sql_encode=$(printf '%s\n' "${sql_walls[@]}" | median)
-sql_cpu=$(printf '%s\n' "${sql_cpus[@]}" | median)
-batch_encode=$(printf '%s\n' "${batch_walls[@]}" | median)
-batch_cpu=$(printf '%s\n' "${batch_cpus[@]}" | median)
+round_median() { printf '%s\n' "${rounds[@]}" | awk -v c="$1" '{ print $c }' | median; }
+round_ratio() { printf '%s\n' "${rounds[@]}" | awk -v a="$1" -v b="$2" '{ printf "%.3f\n", $a / $b }' | median; }
+native_cpu=$(round_median 1); native_encode=$(round_median 2); native_start_cpu=$(round_median 3)
+sql_cpu=$(round_median 4); sql_encode=$(round_median 5); batch_cpu=$(round_median 6); batch_encode=$(round_median 7)
 json "swe encode (native)" "$n_encode" "$native_encode"
 json "swe.embed, one backend" "$n_encode" "$sql_encode"
 json "swe encode (native), CPU" "$n_encode" "$native_cpu"
@@ -203,11 +195,13 @@ declare -A recalls hnsw_ms
 for ef in 40 100 200; do
   recalls[$ef]=$(recall "$ef")
   times=()
-  for _ in 1 2 3 4 5; do times+=("$(ms main "SET hnsw.ef_search = $ef" "$hnsw_query")"); done
+  # In each session the first query reads the index's metadata into the backend's caches: timed is a
+  # second one.
+  for _ in 1 2 3 4 5; do times+=("$(ms main "SET hnsw.ef_search = $ef" "$hnsw_query" "$hnsw_query")"); done
   hnsw_ms[$ef]=$(printf '%s\n' "${times[@]}" | median)
 done
 times=()
-for _ in 1 2 3; do times+=("$(ms main "$seqscan_query")"); done
+for _ in 1 2 3; do times+=("$(ms main "$seqscan_query" "$seqscan_query")"); done
 seqscan_ms=$(printf '%s\n' "${times[@]}" | median)
 json "HNSW index build (m 16, ef_construction 64)" "$n_hnsw" "$hnsw_build"
 for ef in 40 100 200; do
@@ -258,11 +252,11 @@ json "top-10 on one shard via postgres_fdw" "$n_sharded" "$one_shard"
 json "top-10 on two shards via postgres_fdw (async)" "$n_sharded" "$two_shards"
 
 echo "ratios (higher is better for the first of each pair):"
-echo "  swe.embed one backend / swe encode, rows per CPU second: $(ratio "$native_cpu" "$sql_cpu")"
+echo "  swe.embed one backend / swe encode, rows per CPU second: $(ratio "$native_cpu" "$sql_cpu") (median of the rounds' ratios: $(round_ratio 1 4))"
 echo "    (without swe encode's start and model load: $(ratio $(( native_cpu - native_start_cpu )) "$sql_cpu"))"
-echo "  swe.embed one backend / swe encode, rows per second: $(ratio "$native_encode" "$sql_encode")"
-echo "  swe.embed(text[]) / swe.embed row by row, texts per CPU second: $(ratio "$sql_cpu" "$batch_cpu")"
-echo "  swe.embed(text[]) / swe.embed row by row, texts per second: $(ratio "$sql_encode" "$batch_encode")"
+echo "  swe.embed one backend / swe encode, rows per second: $(ratio "$native_encode" "$sql_encode") (rounds: $(round_ratio 2 5))"
+echo "  swe.embed(text[]) / swe.embed row by row, texts per CPU second: $(ratio "$sql_cpu" "$batch_cpu") (rounds: $(round_ratio 4 6))"
+echo "  swe.embed(text[]) / swe.embed row by row, texts per second: $(ratio "$sql_encode" "$batch_encode") (rounds: $(round_ratio 5 7))"
 echo "  two workers / one backend, rows per second: $(ratio "$sql_encode" "$sql_workers")"
 echo "  parallel query on 1,000 rows, workers loading the model / preloaded, time: $(ratio "$small_load" "$small_preloaded")"
 echo "    (the load per query: $(awk -v a="$small_load" -v b="$small_preloaded" 'BEGIN { printf "%.0f", a - b }') ms of wall time; one backend without workers: $small_serial ms)"

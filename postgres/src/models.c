@@ -483,7 +483,7 @@ typedef struct Placeholder
 
 static Placeholder placeholder_now,
 			placeholder_reset;
-static bool placeholder_pending = false;	/* applied for one statement only, see swe_pg_init_models */
+static bool placeholder_pending = false;	/* applied until the transaction ends: set it for good */
 
 static void
 capture_placeholder(void)

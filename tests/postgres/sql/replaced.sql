@@ -2,6 +2,8 @@
 -- (never other vectors from an IMMUTABLE function), in the backend and in its parallel workers; the
 -- same bytes in a new file are not.
 CREATE EXTENSION IF NOT EXISTS swe;
+-- Forced parallel plans whose leader embeds no row itself (after each \c, :workers_only).
+\set workers_only 'SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2; SET force_parallel_mode = on; SET parallel_leader_participation = off;'
 SELECT array_length(swe.embed('replaceable.swe', 'a cat'), 1) AS loaded;
 \! cp "$SWE_TEST_MODELS/replaceable.swe" "$SWE_TEST_MODELS/copy.tmp" && mv "$SWE_TEST_MODELS/copy.tmp" "$SWE_TEST_MODELS/replaceable.swe"
 SELECT array_length(swe.embed('replaceable.swe', 'a cat'), 1) AS same_bytes_new_file;
@@ -17,12 +19,7 @@ SELECT swe.model_info('replaceable.swe')->>'checksum' AS new_session;
 \c
 CREATE TABLE rtexts AS SELECT i AS id, 'a man is playing a guitar, take ' || i AS body FROM generate_series(1, 200) i;
 ANALYZE rtexts;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET force_parallel_mode = on;
-SET parallel_leader_participation = off;
+:workers_only
 -- A generic plan: the model is a parameter, which only the workers see.
 SET plan_cache_mode = force_generic_plan;
 PREPARE embed_all(text) AS SELECT count(swe.embed($1, body)) AS embedded FROM rtexts;
@@ -35,12 +32,7 @@ EXECUTE embed_all('replaceable.swe');
 -- rows were all embedded by workers has used the model too.
 \! cp "$SWE_TEST_MODELS/swe-en-use-lite-large-para.swe" "$SWE_TEST_MODELS/copy.tmp" && mv "$SWE_TEST_MODELS/copy.tmp" "$SWE_TEST_MODELS/replaceable.swe"
 \c
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET force_parallel_mode = on;
-SET parallel_leader_participation = off;
+:workers_only
 SELECT count(swe.embed('replaceable.swe', body)) AS embedded FROM rtexts;
 \! cp "$SWE_TEST_MODELS/other-model.swe" "$SWE_TEST_MODELS/copy.tmp" && mv "$SWE_TEST_MODELS/copy.tmp" "$SWE_TEST_MODELS/replaceable.swe"
 SELECT count(swe.embed('replaceable.swe', body)) AS embedded FROM rtexts;
