@@ -210,7 +210,7 @@ swe_embed_batch(PG_FUNCTION_ARGS)
 
 			CHECK_FOR_INTERRUPTS();
 			swe_pg_check(swe_model_encode_batch(batch->model, batch->texts + i, (size_t) count, NULL,
-												batch->chunk, (size_t) count * batch->dims), "embed");
+												batch->chunk, (size_t) count * batch->dims, NULL), "embed");
 		}
 		memcpy(ARR_DATA_PTR(row), batch->chunk + (Size) (i % ENCODE_CHUNK) * batch->dims,
 			   sizeof(float) * batch->dims);
