@@ -10,7 +10,7 @@ set -euo pipefail
 native=(build-essential cmake ca-certificates pkg-config
         capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev
         libcpp-httplib-dev)  # swe serve's HTTP server
-rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
+rest=(git ccache python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev  # ccache: scripts/test.sh builds core in several folders
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
       python3-dev python3-numpy python3-pybind11 python3-setuptools python3-wheel python3-venv python3-pip

