@@ -70,7 +70,7 @@ Service::Service(cli::ModelPtr model, const std::string& index_path, const Limit
   if (stat(index_path_.c_str(), &st) != 0 && errno == ENOENT) {
     swe_index* raw = nullptr;
     cli::Check(swe_index_create(swe_model_get_dims(model_.get()), SWE_DTYPE_F32, &raw));
-    index_.reset(raw);
+    index_.reset(raw, swe_index_free);
     cli::Check(swe_index_set_model(index_.get(), model_.get()));
     index_dims_ = swe_index_get_dims(index_.get());
     return;
@@ -116,13 +116,13 @@ std::vector<float> Service::Encode(const std::vector<std::string>& texts, uint32
   std::vector<float> out(texts.size() * size_t{dims});
   swe_encode_params params = swe_encode_default_params();
   params.dims = dims;
+  std::vector<swe_text> batch(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) batch[i] = {texts[i].data(), texts[i].size()};
+  std::vector<uint32_t> words(texts.size());
+  Check(swe_model_encode_batch(model_.get(), batch.data(), batch.size(), &params, out.data(), out.size(),
+                               words.data()));
   *known_words = 0;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    uint32_t words = 0;
-    Check(swe_model_encode_text(model_.get(), texts[i].data(), texts[i].size(), &params, out.data() + i * dims, dims,
-                                &words));
-    *known_words += words;
-  }
+  for (uint32_t w : words) *known_words += w;
   return out;
 }
 
@@ -188,9 +188,11 @@ std::string Service::Embed(const Json& body) {
 }
 
 uint32_t Service::RequireIndex() const {
-  if (!index_) throw ApiError(404, "no index is loaded: start the server with --index FILE");
+  if (index_path_.empty()) throw ApiError(404, "no index is loaded: start the server with --index FILE");
   return index_dims_;
 }
+
+std::shared_ptr<swe_index> Service::Index() const { return std::atomic_load(&index_); }
 
 Json Service::Search(const Json& body) {
   RequireObject(body);
@@ -208,10 +210,10 @@ Json Service::Search(const Json& body) {
   std::vector<float> scores(k);
   size_t n = 0;
   Json hits = Json::array();
-  std::shared_lock<std::shared_mutex> lock(index_mutex_);
-  const swe_index* index = index_.get();
-  Check(swe_index_search_batch(index, vector.data(), 1, dims, k,
-                                           static_cast<float>(min_score), &params, ids.data(), scores.data(), &n));
+  const std::shared_ptr<swe_index> kept = Index();
+  const swe_index* index = kept.get();
+  Check(swe_index_search_batch(index, vector.data(), 1, dims, k, static_cast<float>(min_score), &params, ids.data(),
+                               scores.data(), &n));
   for (size_t i = 0; i < n; ++i) {
     Json hit = {{"score", cli::JsonFloat(scores[i])}};
     swe_doc doc;
@@ -254,7 +256,7 @@ Json Service::AddDocuments(const Json& body) {
     docs[i] = {{ids[i].data(), ids[i].size()}, {texts[i].data(), texts[i].size()},
                {metadata[i].data(), metadata[i].size()}};
   }
-  std::unique_lock<std::shared_mutex> lock(index_mutex_);
+  std::lock_guard<std::mutex> changing(change_mutex_);
   util::FileLock file_lock;
   LockAndRefresh(&file_lock);
   swe_index* index = index_.get();
@@ -282,7 +284,7 @@ Json Service::RemoveDocuments(const Json& body) {
     if (!id.is_string()) throw ApiError(400, "'ids' must be a non-empty array of strings");
   }
   RequireIndex();
-  std::unique_lock<std::shared_mutex> lock(index_mutex_);
+  std::lock_guard<std::mutex> changing(change_mutex_);
   util::FileLock file_lock;
   LockAndRefresh(&file_lock);
   swe_index* index = index_.get();
@@ -341,7 +343,7 @@ void Service::LockAndRefresh(util::FileLock* file_lock) {
   if (swe_index_check_model(fresh.get(), model_.get()) != SWE_OK) {
     throw ApiError(500, index_path_ + " was replaced by an index of another model: " + swe_last_error());
   }
-  index_ = std::move(fresh);
+  std::atomic_store(&index_, std::shared_ptr<swe_index>(std::move(fresh)));
   RememberFile();
 }
 
@@ -353,20 +355,21 @@ void Service::Save() {
   const std::string error = swe_last_error();
   // The change is not on disk: go back to what the file holds so that memory and file agree.
   swe_index* reloaded = nullptr;
-  if (swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded) == SWE_OK) index_.reset(reloaded);
+  if (swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded) == SWE_OK) {
+    std::atomic_store(&index_, std::shared_ptr<swe_index>(reloaded, swe_index_free));
+  }
   throw ApiError(500, "the index could not be saved (the change is undone): " + error);
 }
 
 Json Service::Health() const {
   Json out = {{"status", "ok"}, {"model", model_name_}, {"dims", swe_model_get_dims(model_.get())}};
-  if (index_) out["index_size"] = index_size();
+  if (!index_path_.empty()) out["index_size"] = index_size();
   return out;
 }
 
 size_t Service::index_size() const {
-  if (!index_) return 0;
-  std::shared_lock<std::shared_mutex> lock(index_mutex_);
-  return swe_index_get_size(index_.get());
+  if (index_path_.empty()) return 0;
+  return swe_index_get_size(Index().get());
 }
 
 }  // namespace swe::serve

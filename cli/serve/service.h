@@ -1,13 +1,14 @@
 // What `swe serve` answers, without HTTP: each endpoint takes the request's JSON and returns the
-// answer's JSON or throws ApiError. It holds the model (immutable, shared by every thread, as swe.h
-// allows) and the optional index, searched under a shared lock and changed under an exclusive one
-// (swe.h: adding and removing need exclusive access), each change saved to its file before the
-// answer. A change also holds the file's advisory lock (util::FileLock, as `swe index add` does) and
-// first reloads the file when another writer replaced it, so neither writer's documents are lost.
+// answer's JSON or throws ApiError. It holds the model and the optional index, both used by every
+// thread at once as swe.h allows (the library locks the index), each change saved to its file before
+// the answer. A change is a read-modify-write of the file: it holds the file's advisory lock
+// (util::FileLock, as `swe index add` does) and first reloads the file when another writer replaced
+// it, so neither writer's documents are lost.
 #pragma once
 
 #include <cstddef>
-#include <shared_mutex>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 #include <sys/types.h>
@@ -52,10 +53,11 @@ class Service {
   // The vectors of `texts` with `dims` dimensions, row-major; *known_words the words that counted.
   std::vector<float> Encode(const std::vector<std::string>& texts, uint32_t dims, uint64_t* known_words) const;
   uint32_t RequireIndex() const;  // the index's dims; ApiError(404) when there is none
-  // Under the exclusive lock, before a change: takes the file's lock into *file_lock and reloads the
+  std::shared_ptr<swe_index> Index() const;  // the index now (a search keeps the one it started with)
+  // Under change_mutex_, before a change: takes the file's lock into *file_lock and reloads the
   // index when the file is no longer the one this server last read or wrote.
   void LockAndRefresh(util::FileLock* file_lock);
-  void Save();  // under the exclusive lock; reloads the file when the write fails
+  void Save();  // under change_mutex_; reloads the file when the write fails
   void RememberFile();  // the identity of the file just read or written
   bool FileChanged() const;  // the file is no longer the one RememberFile() saw
 
@@ -63,14 +65,18 @@ class Service {
   std::string model_name_;
   bool model_normalizes_ = true;
   std::string index_path_;
-  cli::IndexPtr index_;  // replaced only under the exclusive lock (Save's reload)
+  // Replaced as a whole (std::atomic_store, under change_mutex_) only when the file is reloaded; read
+  // with std::atomic_load (Index()).
+  std::shared_ptr<swe_index> index_;
   uint32_t index_dims_ = 0;
   // The index file this server last read or wrote: its inode (each write renames a new file over it)
   // and its 40-byte header (sizes and checksum), since a freed inode number is soon given again.
   dev_t file_dev_ = 0;
   ino_t file_ino_ = 0;
   std::string file_header_;
-  mutable std::shared_mutex index_mutex_;
+  // One change at a time, file included: a change is a transaction on the file (its flock orders
+  // other processes' writers, this orders this server's). Searches never take it.
+  std::mutex change_mutex_;
   Limits limits_;
 };
 

@@ -1,4 +1,5 @@
-// The C API (libswe/include/swe.h) over core: the flat cosine index.
+// The C API (libswe/include/swe.h) over core: the flat cosine index. Every call on an existing index
+// holds its lock (index_lock.h): Read to look, Write to change.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,12 @@ std::string Hex(uint32_t value) {
   char text[9];
   std::snprintf(text, sizeof text, "%08x", value);
   return text;
+}
+
+// The index's file bytes, made under its lock.
+swe_status Serialize(const swe_index& index, std::vector<uint8_t>* bytes) {
+  auto reading = index.lock.Read();
+  return FromStatus(index.index->Save(bytes, 3, &index.docs));
 }
 
 }  // namespace
@@ -70,8 +77,13 @@ swe_status swe_index_load_from_file(const char* path, const swe_load_params* par
 
 void swe_index_free(swe_index* index) { delete index; }
 
-size_t swe_index_get_size(const swe_index* index) { return index ? index->index->size() : 0; }
+size_t swe_index_get_size(const swe_index* index) {
+  if (!index) return 0;
+  auto reading = index->lock.Read();
+  return index->index->size();
+}
 
+// Dims and dtype never change: no lock.
 uint32_t swe_index_get_dims(const swe_index* index) { return index ? index->index->dims() : 0; }
 
 int32_t swe_index_get_dtype(const swe_index* index) {
@@ -83,6 +95,7 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
     SWE_CHECK_ARG(index != nullptr, "swe_index_add: index is NULL");
     SWE_CHECK_ARG(n == 0 || (ids && vectors), "swe_index_add: NULL ids or vectors");
     if (n == 0) return SWE_OK;
+    auto writing = index->lock.Write();
     return FromStatus(index->index->AddBatch(ids, vectors, n));
   });
 }
@@ -90,6 +103,7 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
 swe_status swe_index_remove(swe_index* index, uint64_t id) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_remove: index is NULL");
+    auto writing = index->lock.Write();
     swe_status s = FromStatus(index->index->Remove(id));
     if (s == SWE_OK) index->docs.Erase(id);
     return s;
@@ -98,7 +112,9 @@ swe_status swe_index_remove(swe_index* index, uint64_t id) {
 
 // Not through Guard: its error codes are not answers here. Index::Contains cannot throw.
 int32_t swe_index_contains(const swe_index* index, uint64_t id) {
-  return index != nullptr && index->index->Contains(id) ? 1 : 0;
+  if (index == nullptr) return 0;
+  auto reading = index->lock.Read();
+  return index->index->Contains(id) ? 1 : 0;
 }
 
 swe_search_params swe_search_default_params(void) { return swe_search_params{0}; }
@@ -113,6 +129,7 @@ swe_status swe_index_search(const swe_index* index, const float* query, uint32_t
     swe_status s = swe::capi::CheckSearchParams(params, k, &candidates);
     if (s == SWE_OK) s = swe::capi::CheckQueryDims(*index, query_dims);
     if (s != SWE_OK) return s;
+    auto reading = index->lock.Read();
     return swe::capi::SearchOne(*index, query, k, -INFINITY, candidates, out_ids, out_scores, out_n);
   });
 }
@@ -120,6 +137,7 @@ swe_status swe_index_search(const swe_index* index, const float* query, uint32_t
 swe_status swe_index_set_model(swe_index* index, const swe_model* model) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && model, "swe_index_set_model: NULL index or model");
+    auto writing = index->lock.Write();
     index->index->set_model(model->model->provenance().name, model->model->checksum());
     return SWE_OK;
   });
@@ -128,6 +146,7 @@ swe_status swe_index_set_model(swe_index* index, const swe_model* model) {
 swe_status swe_index_check_model(const swe_index* index, const swe_model* model) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && model, "swe_index_check_model: NULL index or model");
+    auto reading = index->lock.Read();
     const swe::Index& ix = *index->index;
     const swe::Model& m = *model->model;
     if (ix.model_checksum() != 0 && ix.model_checksum() != m.checksum()) {
@@ -149,7 +168,7 @@ swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, s
     *out_data = nullptr;
     *out_size = 0;
     std::vector<uint8_t> bytes;
-    swe_status s = FromStatus(index->index->Save(&bytes, 3, &index->docs));
+    swe_status s = Serialize(*index, &bytes);
     if (s != SWE_OK) return s;
     auto* data = static_cast<uint8_t*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
     if (!data) return Fail(SWE_ERR_OUT_OF_MEMORY, "out of memory");
@@ -164,7 +183,7 @@ swe_status swe_index_save_to_file(const swe_index* index, const char* path) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_save_to_file: NULL index or path");
     std::vector<uint8_t> bytes;
-    swe_status s = FromStatus(index->index->Save(&bytes, 3, &index->docs));
+    swe_status s = Serialize(*index, &bytes);  // the file is written without the lock
     if (s != SWE_OK) return s;
     std::string error;
     if (!swe::util::WriteFileAtomically(path, {{bytes.data(), bytes.size()}}, &error)) return Fail(SWE_ERR_IO, error);

@@ -1,7 +1,7 @@
 // Teacher fine-tuning (teacher_tune.h, recipe section tune, tune_stage.h): USE-lite learns a synthetic
 // contrastive problem, every weight is trained, the weights file round-trips bit for bit, and bad
 // recipes and weights files are refused with messages that name the problem.
-#include "teacher_tune.h"
+#include "refine/teacher_tune.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "swe/formats/safetensors.h"
 #include "test_util.h"
-#include "tune_stage.h"
-#include "use_lite_teacher.h"
+#include "pipeline/tune_stage.h"
+#include "teachers/use_lite_teacher.h"
 #include "use_lite_test_util.h"
 
 namespace swe::trainer {
@@ -98,8 +98,8 @@ class TrainerTeacherTune : public ::testing::Test {
     o.snapshots = true;
     TeacherOptions t;
     t.kind = "use-lite";
-    t.path = testing::UseLiteDir();
-    if (!FileExists(t.path + "/model.json")) return;  // each test skips (or fails, when required)
+    t.path = swe::test::UseLiteDir();
+    if (!swe::test::UseLiteFound(t.path)) return;  // each test skips (or fails, when required)
     ConfigureTorch(2, 1);
     status_ = new Status(TuneTeacher(t, o, &report_));
   }
@@ -225,7 +225,7 @@ TEST(TrainerTeacherWeights, BadFilesAreRefused) {
 json TuneRecipe(const TempDir& dir) {
   return {{"name", "tuned"},
           {"work_dir", dir.file("work")},
-          {"teacher", {{"kind", "use-lite"}, {"path", testing::UseLiteDir()}}},
+          {"teacher", {{"kind", "use-lite"}, {"path", swe::test::UseLiteDir()}}},
           {"tune",
            {{"objectives", {{{"kind", "contrastive"}, {"format", "triples"}, {"data", {dir.file("triples.tsv")}}}}},
             {"batch_size", 4},
