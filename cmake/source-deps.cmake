@@ -1,5 +1,7 @@
-# Core's dependencies in an Emscripten build, instead of find_package(CapnProto) and find_package(zstd)
-# (included by core/CMakeLists.txt when EMSCRIPTEN). Both are compiled from Debian's sources, fetched
+# Core's dependencies compiled from source, instead of find_package(CapnProto) and find_package(zstd):
+# in the Emscripten build, and in the Node addon's build (SWE_SOURCE_DEPS: Debian's archives are not
+# position-independent, and the addon must carry no shared library beside libc). Included by
+# core/CMakeLists.txt. Both are compiled from Debian's sources, fetched
 # and cached by wasm/fetch-deps.sh (.cache/wasm-deps/, never committed), at the versions of the
 # installed Debian packages:
 #   zstd::libzstd_static  zstd's single-file decoder (decompression only; core's container is built
@@ -14,9 +16,13 @@
 # exceptions (-s DISABLE_EXCEPTION_CATCHING=0) route every call that may throw through a JS trampoline
 # and, in Emscripten 3.1.6, do not even link with kj
 # (__cxa_current_exception_type is missing).
-set(SWE_WASM_EH_FLAGS -fwasm-exceptions CACHE INTERNAL "")
-add_compile_options(-msimd128 ${SWE_WASM_EH_FLAGS})
-set(CMAKE_POSITION_INDEPENDENT_CODE OFF)  # one static module: PIC would only add indirections
+set(_swe_simd_flags)
+if(EMSCRIPTEN)
+  set(SWE_WASM_EH_FLAGS -fwasm-exceptions CACHE INTERNAL "")
+  add_compile_options(-msimd128 ${SWE_WASM_EH_FLAGS})
+  set(CMAKE_POSITION_INDEPENDENT_CODE OFF)  # one static module: PIC would only add indirections
+  set(_swe_simd_flags -msimd128)
+endif()
 
 set(SWE_ZSTD_SOURCE_DIR "" CACHE PATH "zstd source tree for the wasm build (empty: fetch with apt-get source)")
 set(SWE_CAPNP_SOURCE_DIR "" CACHE PATH "Cap'n Proto source tree for the wasm build (empty: fetch)")
@@ -35,8 +41,8 @@ if(NOT _swe_zstd OR NOT _swe_capnp)
 endif()
 
 # ---- zstd: the single-file decoder, amalgamated by zstd's own script at build time ----------------
-set(_swe_zstd_amalgam "${CMAKE_BINARY_DIR}/wasm-deps/zstddeclib.c")
-file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/wasm-deps")
+set(_swe_zstd_amalgam "${CMAKE_BINARY_DIR}/source-deps/zstddeclib.c")
+file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/source-deps")
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_custom_command(
   OUTPUT "${_swe_zstd_amalgam}"
@@ -47,7 +53,7 @@ add_custom_command(
   VERBATIM)
 add_library(swe_zstd_decoder STATIC "${_swe_zstd_amalgam}")
 target_include_directories(swe_zstd_decoder SYSTEM PUBLIC "${_swe_zstd}/lib")
-target_compile_options(swe_zstd_decoder PRIVATE -O3 -msimd128 -w)
+target_compile_options(swe_zstd_decoder PRIVATE -O3 ${_swe_simd_flags} -w)
 add_library(zstd::libzstd_static ALIAS swe_zstd_decoder)
 
 # ---- Cap'n Proto lite runtime: the lite source lists of its CMakeLists (without main/test helpers) --
