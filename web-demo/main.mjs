@@ -68,6 +68,7 @@ const handlers = {
     document.body.dataset.ready = 'true';
     document.body.dataset.model = state.model.id;
     if ($('query').value.trim()) send();
+    registerServiceWorker();
   },
   results(r) {
     if (r.seq < state.shown) return;  // an older answer overtaken by a newer one
@@ -278,8 +279,12 @@ document.addEventListener('keydown', (event) => {
   }
 });
 
-if ('serviceWorker' in navigator && location.protocol !== 'file:') {
-  navigator.serviceWorker.register('./sw.js').catch(() => {});  // offline use only; the page works without it
+// Offline use only (the page works without it), registered once the first load is done: its install
+// downloads the site's files, which must not compete with the first search's.
+function registerServiceWorker() {
+  if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+    navigator.serviceWorker.register('./sw.js').catch(() => {});
+  }
 }
 
 start();

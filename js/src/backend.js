@@ -69,9 +69,10 @@ async function loadAddon(required) {
   try {
     if (file) {
       // Variable specifiers: bundlers must not try to resolve Node's modules or the optional package.
-      const moduleSpecifier = 'node:module';
+      const [moduleSpecifier, pathSpecifier] = ['node:module', 'node:path'];
       const { createRequire } = await import(/* webpackIgnore: true */ /* @vite-ignore */ moduleSpecifier);
-      return createRequire(import.meta.url)(file);
+      const { resolve } = await import(/* webpackIgnore: true */ /* @vite-ignore */ pathSpecifier);
+      return createRequire(import.meta.url)(resolve(file));  // a relative path is the working directory's
     }
     return (await import(/* webpackIgnore: true */ /* @vite-ignore */ pkg)).default;
   } catch (error) {

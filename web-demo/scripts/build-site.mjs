@@ -7,7 +7,8 @@
 // president and party as metadata), models.json (the models copied and the collection's facts), the
 // collection (web-demo/build/corpus.json.gz, from build-corpus.mjs: what a model without an index
 // embeds in the page) and assets.json, the list that sw.js keeps for offline use (all but the models
-// and indexes, which the package caches once loaded).
+// and indexes, which the package caches once loaded, and the collection, which sw.js keeps once a model
+// without an index fetched it).
 //
 // usage: node web-demo/scripts/build-site.mjs [--print-model]    (--print-model: the default model's path)
 // env:   SWE_DEMO_MODEL=path/to/model.swe overrides the default model's source for one build,
@@ -114,8 +115,9 @@ function main() {
   const facts = { title: collection.title, passages: collection.passages.length, addresses: collection.addresses.length };
   writeFileSync(join(staging, 'models.json'), `${JSON.stringify({ models: listed, collection: facts }, null, 1)}\n`);
   copy(corpus, join(staging, 'corpus.json.gz'));
-  // Models and indexes are cached by swe-embeddings itself (worker.mjs), not by sw.js.
-  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && !/\.sw[ei]$/.test(f))];
+  // Models and indexes are cached by swe-embeddings itself (worker.mjs), not by sw.js; the collection
+  // is fetched only by a model without an index (sw.js keeps it then).
+  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && f !== 'corpus.json.gz' && !/\.sw[ei]$/.test(f))];
   writeFileSync(join(staging, 'assets.json'), `${JSON.stringify({ built: new Date().toISOString(), assets }, null, 1)}\n`);
   rmSync(site, { recursive: true, force: true });
   renameSync(staging, site);
