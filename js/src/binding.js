@@ -92,7 +92,7 @@ export const LAYOUTS = {
 const kU64 = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
-const kScratchKeep = 1 << 20;  // scratch memory kept between calls; larger requests are freed after
+const kScratchKeep = 2 << 20;  // scratch memory kept between calls (a chunk's fits); larger requests are freed after
 const kChunkBytes = 1 << 20;   // UTF-8 bound of the texts encoded per call into the core
 const kChunkTexts = 4096;
 const kAsyncInFlight = 4;      // encodeAsync's chunks on the thread pool at once (libuv's default size)
@@ -113,6 +113,11 @@ export class WasmMemory {
   free(ptr) { this.m._free(ptr); }
 
   region() { return { u8: this.m.HEAPU8, u32: this.m.HEAPU32, f32: this.m.HEAPF32, base: 0 }; }
+
+  /** null: a JS array is not in the heap (results are copied out of it: `direct` false). */
+  addressOf() { return null; }
+
+  get direct() { return false; }
 
   write(ptr, bytes) { this.m.HEAPU8.set(bytes, ptr); }
 
@@ -179,6 +184,20 @@ export class NativeMemory {
     }
     throw new Error(`swe: internal error: address ${ptr} is in no block of the binding's memory`);
   }
+
+  /** Where a typed array's elements lie: a C call writes its results there (within one synchronous call). */
+  addressOf(array) { return this.addon.address(array); }
+
+  /**
+   * Writes texts[start .. end) as UTF-8 from bytesPtr and their swe_text records at textsPtr, as the
+   * binding's writeTexts does, in one call (bytesPtr's block has utf8Bound room for each).
+   */
+  writeTexts(texts, start, end, textsPtr, bytesPtr) {
+    const block = this.region(bytesPtr);
+    this.addon.write_texts(texts, start, end, textsPtr, bytesPtr, block.end - bytesPtr);
+  }
+
+  get direct() { return true; }
 
   write(ptr, bytes) { this.addon.write(ptr, bytes); }
 
@@ -390,6 +409,10 @@ export class Binding {
    * `bytesPtr` (utf8Bound each).
    */
   writeTexts(texts, textsPtr, bytesPtr, start = 0, end = texts.length) {
+    if (this.mem.writeTexts) {  // native: one call for all (the addon knows swe_text from swe.h)
+      this.mem.writeTexts(texts, start, end, textsPtr, bytesPtr);
+      return;
+    }
     const { size: stride, data, size_ } = this.TEXT;
     const records = this.view(Uint32Array, textsPtr, (end - start) * stride >> 2);
     const { u8, base } = this.mem.region(bytesPtr);
@@ -449,35 +472,41 @@ export class Binding {
 
   /**
    * Encodes one text with `dims` dimensions and returns take(f32, at, knownWords), its vector at
-   * f32[at .. at + dims) (valid during take only). Reads through the region's whole-memory views, not
-   * new views per call: on a short query, making views cost as much as the encoding.
+   * f32[at .. at + dims) (valid during take only), or writes it into `out` when the backend can write
+   * there directly (native). Reads through the region's whole-memory views, not new views per call:
+   * on a short query, making views cost as much as the encoding.
    */
-  encodeOneWith(model, text, dims, take) {
+  encodeOneWith(model, text, dims, take, out = null) {
+    const direct = out === null ? null : this.mem.addressOf(out);
     const knownAt = this.ENCODE_PARAMS.size;  // a uint32_t
     const vectorAt = align8(knownAt + 4);
-    const textAt = vectorAt + 4 * dims;
+    const textAt = vectorAt + (direct === null ? 4 * dims : 0);
     return this.withScratch(textAt + utf8Bound(text), (p) => {
       const size = this.writeText(text, p + textAt);
       let { u32, base } = this.mem.region(p);
       u32[(p - base + this.ENCODE_PARAMS.dims) >>> 2] = dims;
-      this.check(this.c.swe_model_encode_text(model, p + textAt, size, p, p + vectorAt, dims, p + knownAt), 'encode');
+      this.check(this.c.swe_model_encode_text(model, p + textAt, size, p, direct ?? p + vectorAt, dims, p + knownAt),
+                 'encode');
       const region = this.mem.region(p);  // anew: the call may have grown the wasm heap
       ({ u32, base } = region);
-      return take(region.f32, (p - base + vectorAt) >>> 2, u32[(p - base + knownAt) >>> 2]);
+      return take(region.f32, direct === null ? (p - base + vectorAt) >>> 2 : -1, u32[(p - base + knownAt) >>> 2]);
     });
   }
 
   /** Encodes one text into `out` (dims floats); returns how many of its words were known. */
   encodeOne(model, text, dims, out) {
     return this.encodeOneWith(model, text, dims, (f32, at, knownWords) => {
-      out.set(f32.subarray(at, at + dims));
+      if (at >= 0) out.set(f32.subarray(at, at + dims));
       return knownWords;
-    });
+    }, out);
   }
 
-  /** One text's vector as a new Float32Array (one allocation and copy). */
+  /** One text's vector as a new Float32Array (one allocation, and a copy only where results are copied). */
   encodeOneNew(model, text, dims) {
-    return this.encodeOneWith(model, text, dims, (f32, at) => f32.slice(at, at + dims));
+    if (!this.mem.direct) return this.encodeOneWith(model, text, dims, (f32, at) => f32.slice(at, at + dims));
+    const out = new Float32Array(dims);
+    this.encodeOne(model, text, dims, out);
+    return out;
   }
 
   /** [start, end, utf8 bound] of each chunk of texts encoded in one call into the core. */
@@ -496,35 +525,38 @@ export class Binding {
   }
 
   /**
-   * Encodes `texts` with `dims` dimensions in chunks into the scratch area and calls
-   * visit(start, count, vectorsPtr, extraPtr, knownPtr) for each, with `extra` bytes per text of
-   * 8-aligned room at extraPtr (e.g. for ids) and each text's known words (uint32) at knownPtr. visit
-   * must not use the scratch area.
+   * Encodes `texts` with `dims` dimensions in chunks and calls visit(start, count, vectorsPtr, extraPtr,
+   * knownPtr) for each, with `extra` bytes per text of 8-aligned room at extraPtr (e.g. for ids) and
+   * each text's known words (uint32) at knownPtr. The vectors and counts are in the scratch area, or,
+   * given `into` ({ vectors, knownWords? }: arrays for all the texts), in those: written there directly
+   * where the backend can (native), else copied there. visit must not use the scratch area.
    */
-  encodeChunks(model, texts, dims, extra, visit, what = 'encode') {
+  encodeChunks(model, texts, dims, extra, visit, what = 'encode', into = null) {
+    const vectorsTo = into === null ? null : this.mem.addressOf(into.vectors);
+    const knownTo = into?.knownWords ? this.mem.addressOf(into.knownWords) : null;
     for (const [start, end, bound] of this.chunks(texts)) {
       const count = end - start;
       const recordsAt = align8(this.ENCODE_PARAMS.size);
       const extraAt = recordsAt + align8(this.TEXT.size * count);
       const knownAt = extraAt + align8(extra * count);
-      const vectorsAt = knownAt + align8(4 * count);
-      const bytesAt = vectorsAt + align8(4 * dims * count);
+      const vectorsAt = knownAt + (knownTo === null ? align8(4 * count) : 0);
+      const bytesAt = vectorsAt + (vectorsTo === null ? align8(4 * dims * count) : 0);
       this.withScratch(bytesAt + bound, (p) => {
         this.view(Uint32Array, p + this.ENCODE_PARAMS.dims, 1)[0] = dims;
         this.writeTexts(texts, p + recordsAt, p + bytesAt, start, end);
-        this.check(this.c.swe_model_encode_batch(model, p + recordsAt, count, p, p + vectorsAt, count * dims,
-                                                 p + knownAt), what);
-        visit(start, count, p + vectorsAt, p + extraAt, p + knownAt);
+        const vectorsPtr = vectorsTo === null ? p + vectorsAt : vectorsTo + 4 * dims * start;
+        const knownPtr = knownTo === null ? p + knownAt : knownTo + 4 * start;
+        this.check(this.c.swe_model_encode_batch(model, p + recordsAt, count, p, vectorsPtr, count * dims, knownPtr), what);
+        if (into !== null && vectorsTo === null) into.vectors.set(this.view(Float32Array, vectorsPtr, count * dims), start * dims);
+        if (into?.knownWords && knownTo === null) into.knownWords.set(this.view(Uint32Array, knownPtr, count), start);
+        visit?.(start, count, vectorsPtr, p + extraAt, knownPtr);
       });
     }
   }
 
   /** Encodes `texts` into `vectors` (texts.length × dims) and, when given, known words into `knownWords`. */
   encodeMany(model, texts, dims, vectors, knownWords, what = 'encode') {
-    this.encodeChunks(model, texts, dims, 0, (start, count, vectorsPtr, extra, knownPtr) => {
-      vectors.set(this.view(Float32Array, vectorsPtr, count * dims), start * dims);
-      knownWords?.set(this.view(Uint32Array, knownPtr, count), start);
-    }, what);
+    this.encodeChunks(model, texts, dims, 0, null, what, { vectors, knownWords });
   }
 
   /**
@@ -550,6 +582,7 @@ export class Binding {
     const vectorsPtr = this.malloc(4 * dims * texts.length);
     const knownPtr = this.malloc(4 * texts.length);
     const running = new Set();
+    const spare = [];  // [ptr, size] of chunk blocks whose call has finished: reused (fresh memory costs)
     let failed = null;
     let vectors, knownWords;
     try {
@@ -558,7 +591,9 @@ export class Binding {
         const count = end - start;
         const recordsAt = align8(this.ENCODE_PARAMS.size);
         const bytesAt = recordsAt + align8(this.TEXT.size * count);
-        const p = this.malloc(bytesAt + bound);
+        const fits = spare.findIndex(([, size]) => size >= bytesAt + bound);
+        const block = fits >= 0 ? spare.splice(fits, 1)[0] : [this.malloc(bytesAt + bound), bytesAt + bound];
+        const p = block[0];
         let call;
         try {
           this.view(Uint32Array, p + this.ENCODE_PARAMS.dims, 1)[0] = dims;
@@ -569,8 +604,9 @@ export class Binding {
           this.free(p);
           throw error;
         }
+        // The block stays registered, so alive, while its call runs; then it serves the next chunk.
         const job = call.then(([status, message]) => {
-          this.free(p);  // only now: a block stays registered, so alive, while its call runs
+          spare.push(block);
           if (status !== 0) failed ??= this.failure(status, message, 'encodeAsync');
         }).finally(() => running.delete(job));
         running.add(job);
@@ -578,6 +614,7 @@ export class Binding {
       }
     } finally {
       await Promise.all(running);  // the C calls write into these buffers until they finish
+      for (const [ptr] of spare) this.free(ptr);
       vectors = this.view(Float32Array, vectorsPtr, texts.length * dims);
       knownWords = this.view(Uint32Array, knownPtr, texts.length);
       this.free(vectorsPtr);
@@ -890,8 +927,8 @@ export function yieldToEventLoop() {
   });
 }
 
-/** Bytes of UTF-8 that are enough for `text` (a UTF-16 unit never needs more than 3). */
-export function utf8Bound(text) { return text.length * 3; }
+/** Bytes of UTF-8 that are enough for `text` (a UTF-16 unit never needs more than 3), and a NUL. */
+export function utf8Bound(text) { return text.length * 3 + 1; }
 
 /** Rounds up to a multiple of 8 (alignment of the records that follow); exact for native addresses too. */
 export function align8(n) { return n + (-n & 7); }

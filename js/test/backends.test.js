@@ -13,7 +13,9 @@ import { defaultModel, jsRoot, nativeAddon, nativeAddonPath, repoRoot, stsSenten
 
 const dir = tempDir();
 const textsFile = join(dir, 'texts.json');
-writeFileSync(textsFile, JSON.stringify(stsSentences().slice(0, 600)));
+// Real sentences, and texts whose UTF-8 each backend writes its own way (lone surrogates become U+FFFD).
+writeFileSync(textsFile, JSON.stringify([...stsSentences().slice(0, 600), 'a \uD800 lone surrogate', 'low \uDC00 one',
+                                         'ends high \uD83D', '😀 emoji, Straße, 東京タワー', '', ' ']));
 
 // What each backend computes: hashes of the vectors and of saved indexes (f32 with documents, int8),
 // hits, and the errors of failing calls.

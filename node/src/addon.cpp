@@ -6,7 +6,8 @@
 //
 // Memory the binding writes or reads is JS ArrayBuffers from alloc() (their backing stores never
 // move), addressed like wasm's heap; read/write/cstring/text reach the library's own memory (a
-// model's buffer, a saved index, a document's text). async.NAME runs NAME on the libuv thread pool
+// model's buffer, a saved index, a document's text); address() gives a typed array's, so that a call
+// writes its results there directly. async.NAME runs NAME on the libuv thread pool
 // and resolves to [status, swe_last_error() of that thread].
 //
 // Argument checks are strict (a JS value of the wrong kind throws a TypeError) but pointers are
@@ -240,6 +241,48 @@ napi_value CString(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// address(TypedArray) -> address of its first element: where a C call may write a result directly
+// (the binding does so only within one synchronous call; V8 never moves a backing store).
+napi_value Address(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  void* data = nullptr;
+  if (!Argv(env, info, argv) || napi_get_typedarray_info(env, argv[0], nullptr, nullptr, &data, nullptr, nullptr) != napi_ok) {
+    return Throw(env, "address(TypedArray)");
+  }
+  return ToJs(env, data);
+}
+
+// write_texts(array, start, end, records, bytes, capacity) -> bytes written: texts[start .. end) as
+// UTF-8 from `bytes` on (capacity: 3 bytes per UTF-16 unit and one more is room enough), their
+// swe_text records at `records`: what binding.js's writeTexts does in JS for wasm, in one call instead
+// of one per text. Lone surrogates become U+FFFD, as TextEncoder makes them.
+napi_value WriteTexts(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  uint32_t start, end;
+  swe_text* records;
+  char* bytes;
+  size_t capacity;
+  bool is_array = false;
+  if (!Argv(env, info, argv) || napi_is_array(env, argv[0], &is_array) != napi_ok || !is_array ||
+      !FromJs(env, argv[1], &start) || !FromJs(env, argv[2], &end) || !FromJs(env, argv[3], &records) ||
+      !FromJs(env, argv[4], &bytes) || !FromJs(env, argv[5], &capacity) || start > end) {
+    return Throw(env, "write_texts(array, start, end, records, bytes, capacity)");
+  }
+  size_t used = 0;
+  for (uint32_t i = start; i < end; ++i) {
+    napi_value text;
+    size_t written = 0;
+    // (napi writes a NUL after the text, within the capacity: the next text overwrites it.)
+    if (napi_get_element(env, argv[0], i, &text) != napi_ok ||
+        napi_get_value_string_utf8(env, text, bytes + used, capacity - used, &written) != napi_ok) {
+      return Throw(env, "write_texts: not a string");
+    }
+    records[i - start] = swe_text{bytes + used, written};
+    used += written;
+  }
+  return ToJs(env, used);
+}
+
 void Set(napi_env env, napi_value object, const char* name, napi_callback call) {
   napi_value fn = nullptr;
   napi_create_function(env, name, NAPI_AUTO_LENGTH, call, nullptr, &fn);
@@ -262,6 +305,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "functions", functions);
   napi_set_named_property(env, exports, "async", async);
   Set(env, exports, "alloc", Alloc);
+  Set(env, exports, "address", Address);
+  Set(env, exports, "write_texts", WriteTexts);
   Set(env, exports, "write", Write);
   Set(env, exports, "read", Read);
   Set(env, exports, "text", Text);
