@@ -31,6 +31,9 @@ if [ "${1:-}" != --native ]; then
   # Node.js may come from elsewhere than Debian (the machines here have Node 20 with its own npm).
   command -v node >/dev/null || missing+=(nodejs)
   command -v npm >/dev/null || missing+=(npm)
+  # node_api.h for the Node addon (node/): Node's own headers where they are (NodeSource's nodejs has
+  # them), else Debian's libnode-dev.
+  [ -f /usr/include/node/node_api.h ] || missing+=(libnode-dev)
 fi
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -18,7 +18,7 @@ export SWE_REQUIRE_HF_TOKENIZERS=1
 # libgomp spin-waits between parallel regions by default: on a shared 2-core machine that halves torch.
 export OMP_WAIT_POLICY=PASSIVE
 mkdir -p build
-rm -f build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
+rm -f build/ctest-*.log build/node-test.log build/node-test-native.log build/serve-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
 # The trainer's quick-start recipe and `swe-trainer adapt`, with the real USE-lite teacher (~6 min).
 bash tests/trainer/quickstart.sh 2>&1 | tee build/trainer-quickstart.log
@@ -31,7 +31,8 @@ bash tests/release/readme_test.sh 2>&1 | tee -a build/release-check.log
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
 # The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).
 bash tests/python/run.sh 2>&1 | tee build/python-test.log
-# ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels.
+# ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels,
+# and the Node addon cross-built, run by Node for arm64 under qemu.
 bash scripts/test-aarch64.sh
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
   cmake --preset asan >/dev/null
@@ -44,13 +45,22 @@ cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j"$(nproc)"
 ctest --preset tsan 2>&1 | tee build/ctest-tsan.log
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
-# The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
+# The npm package's two backends, the WebAssembly build and the Node addon (preset node: core's
+# dependencies from source, ~3 min from empty caches), and its tests (node:test; parity with the native
+# build above): once on each backend. pack.test.js and backends.test.js run both backends themselves
+# (the installed packages, and the two side by side), and docs.test.js and types.test.js use neither:
+# the native pass leaves those four out (it takes about 2 minutes).
 bash scripts/build-wasm.sh
+cmake --preset node >/dev/null
+cmake --build --preset node -j"$(nproc)"
 bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
 # The dev dependencies (esbuild, playwright-core, @orama/orama, typescript; openai and @langchain/openai for
 # swe serve's tests; package-lock.json).
 npm install --prefer-offline --no-audit --no-fund --loglevel=error
-(cd js && node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
+(cd js && SWE_BACKEND=wasm node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
+(cd js && SWE_BACKEND=native node --test --test-reporter=spec \
+   $(ls test/*.test.js | grep -v -e /pack.test.js -e /backends.test.js -e /docs.test.js -e /types.test.js)) \
+  2>&1 | tee build/node-test-native.log
 bash tests/serve/run.sh 2>&1 | tee build/serve-test.log  # swe serve: real clients, hostile clients, load
 # The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
 bash scripts/web-demo.sh --check 2>&1 | tee build/web-demo-test.log
@@ -67,4 +77,5 @@ awk '/tests passed, [0-9]+ tests failed out of/ {
        for (i = 2; i <= NF; i++) { if ($i ~ /^(passed|failed)/) total += $(i - 1); if ($i ~ /^failed/) failed += $(i - 1)
                                    if ($i ~ /^skipped/) skipped += $(i - 1) } }
      END { printf "tests: %d passed, %d failed, %d skipped\n", total - failed, failed, skipped }' \
-  build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log
+  build/ctest-*.log build/node-test.log build/node-test-native.log build/serve-test.log build/web-demo-test.log \
+  build/python-test.log

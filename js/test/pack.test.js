@@ -31,8 +31,9 @@ before(() => {
   const tarballs = execFileSync('bash', [join(jsRoot, 'scripts/release.sh'), out], {
     encoding: 'utf8', env: { ...process.env, SWE_RELEASE_SKIP_BUILD: '1' }, stdio: ['ignore', 'pipe', 'inherit'] })
     .trim().split('\n');
-  const expected = ['', '-model-en', '-linux-x64'].map((name) => join(out, `swe-embeddings${name}-${version}.tgz`));
-  assert.deepEqual(tarballs.slice(0, 3), expected);
+  const expected = ['', '-model-en', '-linux-x64', ...(projectArm64() ? ['-linux-arm64'] : [])]
+    .map((name) => join(out, `swe-embeddings${name}-${version}.tgz`));
+  assert.deepEqual(tarballs, expected);
   project = tempDir('swe-consumer-');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   // As a user installs from a registry: the library and the model; npm takes the platform package for
@@ -41,6 +42,8 @@ before(() => {
                      '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'] });
   project = { dir: project, tarballs };
 });
+
+function projectArm64() { return existsSync(join(repoRoot, 'build/node-aarch64/node/swe.node')); }
 
 function tarFiles(tarball) {
   return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n')
@@ -118,6 +121,30 @@ parentPort.postMessage([await backend(), ...model.encode('a man is playing a gui
   assert.deepEqual(native.vector, wasm.vector, 'the two backends\' vectors differ');
   assert.deepEqual(native.inWorker.slice(1), wasm.inWorker.slice(1));
   assert.deepEqual(native.saved, wasm.saved, 'the two backends\' index files differ');
+  // Without the platform package (another platform, or npm skipped it): the wasm build, the same vectors.
+  const bare = tempDir('swe-consumer-bare-');
+  writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare', private: true, type: 'module' }));
+  execFileSync(npm, ['install', ...project.tarballs.slice(0, 2), '--offline', '--no-audit', '--no-fund', '--no-package-lock',
+                     '--loglevel=error'], { cwd: bare, stdio: ['ignore', 'ignore', 'inherit'] });
+  const script = "import { backend, loadModel } from 'swe-embeddings'; const m = await loadModel(); " +
+                 "console.log(JSON.stringify([await backend(), Array.from(m.encode('hi'))]));";
+  const [fallback, vector] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script],
+                                                     { cwd: bare, encoding: 'utf8', env: { ...process.env, ...clean } }));
+  assert.equal(fallback, 'wasm');
+  assert.deepEqual(vector, native.vector, 'the fallback\'s vector differs');
+  assert.ok(!existsSync(join(bare, 'node_modules/swe-embeddings-linux-x64')));
+});
+
+test('the ARM64 platform package, when built, holds an AArch64 addon', {
+  skip: projectArm64() ? false : 'build/node-aarch64 not built (tests/node/arm64.sh builds and tests it)',
+}, () => {
+  const arm64 = project.tarballs.find((t) => t.includes('-linux-arm64-'));
+  assert.deepEqual(tarFiles(arm64).sort(), [...platformFiles].sort());
+  const pkg = JSON.parse(execFileSync('tar', ['-xzOf', arm64, 'package/package.json'], { encoding: 'utf8' }));
+  assert.deepEqual([pkg.name, pkg.os, pkg.cpu, pkg.libc], ['swe-embeddings-linux-arm64', ['linux'], ['arm64'], ['glibc']]);
+  const dir = tempDir('swe-arm64-');
+  execFileSync('tar', ['-xzf', arm64, '-C', dir]);
+  assert.match(execFileSync('readelf', ['-h', join(dir, 'package/swe.node')], { encoding: 'utf8' }), /Machine:\s+AArch64/);
 });
 
 // What each page must show: the default model, loaded with progress up to its size, ranking right, in
@@ -147,8 +174,10 @@ test('a page bundled with esbuild from the installed packages runs in chromium, 
   assert.deepEqual(visits.first.again, visits.first.vector, 'the model through the file loader encodes the same');
 });
 
-test('a page built with Vite from the installed packages runs in chromium (assets emitted by Vite)',
+test('a page built with Vite from the installed packages runs in chromium (assets and the pool\'s worker emitted by Vite)',
      { skip: noChromium }, async () => {
   const site = await buildVitePage(project.dir);
-  checkPage(await runPage(site, /\.swe$/), modelSize());
+  const visits = await runPage(site, /\.swe$/);
+  checkPage(visits, modelSize());
+  assert.deepEqual(visits.first.pooled, visits.first.vector, 'the WorkerPool\'s workers encode otherwise');
 });
