@@ -48,8 +48,8 @@ bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 # The npm package's two backends, the WebAssembly build and the Node addon (preset node: core's
 # dependencies from source, ~3 min from empty caches), and its tests (node:test; parity with the native
 # build above): once on each backend. pack.test.js and backends.test.js run both backends themselves
-# (the installed packages, and the two side by side), and docs.test.js and types.test.js use neither:
-# the native pass leaves those four out (it takes about 2 minutes).
+# (the installed packages, and the two side by side), and types.test.js (tsc) uses neither: the
+# native pass leaves those three out (it takes under a minute).
 bash scripts/build-wasm.sh
 cmake --preset node >/dev/null
 cmake --build --preset node -j"$(nproc)"
@@ -59,7 +59,7 @@ bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity o
 npm install --prefer-offline --no-audit --no-fund --loglevel=error
 (cd js && SWE_BACKEND=wasm node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
 (cd js && SWE_BACKEND=native node --test --test-reporter=spec \
-   $(ls test/*.test.js | grep -v -e /pack.test.js -e /backends.test.js -e /docs.test.js -e /types.test.js)) \
+   $(ls test/*.test.js | grep -v -e /pack.test.js -e /backends.test.js -e /types.test.js)) \
   2>&1 | tee build/node-test-native.log
 bash tests/serve/run.sh 2>&1 | tee build/serve-test.log  # swe serve: real clients, hostile clients, load
 # The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
