@@ -80,10 +80,11 @@ step_done fuzz
 # (the installed packages, and the two side by side), and types.test.js (tsc) uses neither: the
 # native pass leaves those three out (it takes under a minute).
 bash scripts/build-wasm.sh
-cmake --preset node >/dev/null
-cmake --build --preset node -j"$(nproc)"
 bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
 step_done wasm
+cmake --preset node >/dev/null
+cmake --build --preset node -j"$(nproc)"
+step_done node-addon
 # The dev dependencies (esbuild, playwright-core, @orama/orama, typescript; openai and @langchain/openai for
 # swe serve's tests; package-lock.json).
 npm install --prefer-offline --no-audit --no-fund --loglevel=error
