@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../web-demo/server.mjs';
+import { fail, median, parseArgs } from './util.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const site = join(root, 'web-demo/build/site');
@@ -111,17 +112,6 @@ async function poolBuild(page, times) {
   }, times);
 }
 
-function median(values) { return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]; }
 function medians(list) {
   return Object.fromEntries(Object.keys(list[0]).map((key) => [key, median(list.map((x) => x[key]))]));
 }
-function parseArgs(argv, defaults) {
-  const out = { ...defaults };
-  for (let i = 0; i < argv.length; ++i) {
-    const name = argv[i].replace(/^--/, '');
-    if (!(name in defaults) || i + 1 >= argv.length) fail(`unknown option or missing value: ${argv[i]}`);
-    out[name] = argv[++i];
-  }
-  return out;
-}
-function fail(message) { console.error(`web_demo_bench: ${message}`); process.exit(1); }

@@ -95,6 +95,7 @@ const decoder = new TextDecoder('utf-8');
 const kScratchKeep = 2 << 20;  // scratch memory kept between calls (a chunk's fits); larger requests are freed after
 const kChunkBytes = 1 << 20;   // UTF-8 bound of the texts encoded per call into the core
 const kChunkTexts = 4096;
+const kSliceMs = 4;           // encodeAsync on wasm: the time a slice of texts holds the JS thread
 const kAsyncInFlight = 4;      // encodeAsync's chunks on the thread pool at once (libuv's default size)
 
 /**
@@ -569,10 +570,17 @@ export class Binding {
     if (this.async === null) {
       const vectors = new Float32Array(texts.length * dims);
       const knownWords = new Uint32Array(texts.length);
-      for (const [start, end] of this.chunks(texts)) {
-        const part = texts.slice(start, end);
-        this.encodeMany(model, part, dims, vectors.subarray(start * dims, end * dims), knownWords.subarray(start, end),
-                        'encodeAsync');
+      // Slices of texts sized from the last one's speed to take about kSliceMs each (at most doubling),
+      // the event loop served between them: a slice of a fixed count could hold it for 100s of ms.
+      let size = 16;
+      for (let start = 0; start < texts.length;) {
+        const end = Math.min(texts.length, start + size);
+        const began = performance.now();
+        this.encodeMany(model, texts.slice(start, end), dims, vectors.subarray(start * dims, end * dims),
+                        knownWords.subarray(start, end), 'encodeAsync');
+        const ms = Math.max(performance.now() - began, 0.05);
+        size = Math.max(1, Math.min(2 * (end - start), kChunkTexts, Math.floor((end - start) * kSliceMs / ms)));
+        start = end;
         await yieldToEventLoop();
       }
       return { vectors, knownWords };
