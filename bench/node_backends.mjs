@@ -23,6 +23,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
+import { fail, median, parseArgs, readSentences, round } from './util.mjs';
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = parseArgs(process.argv.slice(2), {
   rounds: '5', 'min-time': '1', warmup: '0.5', 'async-texts': '100000',
@@ -213,27 +215,4 @@ async function childAsync() {
                                threadpool: Number(process.env.UV_THREADPOOL_SIZE ?? 4) }));
 }
 
-function readSentences(path) {
-  const seen = new Set();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    const cols = line.split('\t');
-    if (cols.length < 7) continue;
-    for (const s of [cols[5], cols[6]]) if (s.trim() !== '') seen.add(s);
-  }
-  return [...seen];
-}
-
-function parseArgs(argv, defaults) {
-  const out = { ...defaults };
-  for (let i = 0; i < argv.length; ++i) {
-    const name = argv[i].replace(/^--/, '');
-    if (!(name in defaults) || i + 1 >= argv.length) fail(`unknown option or missing value: ${argv[i]}`);
-    out[name] = argv[++i];
-  }
-  return out;
-}
-
-function median(values) { return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]; }
 function ratios(a, b) { return a.map((x, i) => x / b[i]); }
-function round(x, digits) { return Number(x.toFixed(digits)); }
-function fail(message) { console.error(`node_backends: ${message}`); process.exit(1); }
