@@ -173,7 +173,7 @@ export class Model {
   encodeWithInfo(texts: string | readonly string[], options?: EncodeOptions): { vectors: Float32Array; knownWords: Uint32Array };
   /**
    * encode()'s vectors, bit for bit, without blocking the event loop for more than a few ms: on libuv's
-   * thread pool with the native addon, in chunks between turns of the event loop with WebAssembly.
+   * thread pool with the native addon, in slices of about 4 ms between turns of the event loop with WebAssembly.
    */
   encodeAsync(texts: string | readonly string[], options?: EncodeOptions): Promise<Float32Array>;
   /** Cosine similarities of texts a with texts b (default a): a.length × b.length, row-major. */

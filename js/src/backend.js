@@ -36,7 +36,9 @@ async function start(options) {
   }
   if (isNode && wanted !== 'wasm') {
     const addon = await loadAddon(wanted === 'native');
-    if (addon !== null) return (started = new Binding(addon.functions, new NativeMemory(addon), 'native', addon.async));
+    if (addon !== null) {
+      return (started = new Binding(addon.functions, new NativeMemory(addon), 'native', addon.async, await cpuCount()));
+    }
   }
   return (started = await startWasm(options));
 }
@@ -84,6 +86,16 @@ async function loadAddon(required) {
 
 /** The started backend's Binding, or null until initialize() (or loadModel()) has resolved once. */
 export function startedBinding() { return started; }
+
+/** The CPUs this process may use: os.availableParallelism() in Node, navigator.hardwareConcurrency elsewhere. */
+export async function cpuCount() {
+  if (isNode) {
+    const specifier = 'node:os';  // a variable: bundlers for the browser must not resolve it
+    const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+    return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  }
+  return (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+}
 
 /** Reads a file in Node (node:fs is imported only here, so browser bundles carry no Node import). */
 export async function readNodeFile(pathOrUrl, signal) {

@@ -96,7 +96,7 @@ const kScratchKeep = 2 << 20;  // scratch memory kept between calls (a chunk's f
 const kChunkBytes = 1 << 20;   // UTF-8 bound of the texts encoded per call into the core
 const kChunkTexts = 4096;
 const kSliceMs = 4;           // encodeAsync on wasm: the time a slice of texts holds the JS thread
-const kAsyncInFlight = 4;      // encodeAsync's chunks on the thread pool at once (libuv's default size)
+const kAsyncInFlight = 4;      // encodeAsync's chunks on the thread pool at once, at most (libuv's default size)
 
 /**
  * The wasm module's memory: one heap, an address is an offset into it. region(ptr) gives views of the
@@ -269,9 +269,10 @@ export class Binding {
   /**
    * functions: { name: function } with every name of FUNCTIONS; memory: a WasmMemory or NativeMemory;
    * backend: "wasm" or "native"; asyncFunctions: { name: function returning a Promise of [status,
-   * message] } for ASYNC_FUNCTIONS, or null where calls cannot leave the JS thread.
+   * message] } for ASYNC_FUNCTIONS, or null where calls cannot leave the JS thread; cpus: how many
+   * async calls to run at once (at most kAsyncInFlight: more than the CPUs only slows the JS thread).
    */
-  constructor(functions, memory, backend, asyncFunctions = null) {
+  constructor(functions, memory, backend, asyncFunctions = null, cpus = kAsyncInFlight) {
     for (const name of Object.keys(FUNCTIONS)) {
       if (typeof functions[name] !== 'function') throw new Error(`swe: the ${backend} backend lacks ${name}`);
     }
@@ -283,6 +284,7 @@ export class Binding {
     const c = Object.fromEntries(Object.keys(FUNCTIONS).map((name) => [name, functions[name]]));
     this.c = c;
     this.async = asyncFunctions;
+    this.asyncInFlight = Math.max(1, Math.min(kAsyncInFlight, cpus));
     this.mem = memory;
     this.backend = backend;
     this.word = memory.word;
@@ -618,7 +620,7 @@ export class Binding {
           if (status !== 0) failed ??= this.failure(status, message, 'encodeAsync');
         }).finally(() => running.delete(job));
         running.add(job);
-        if (running.size >= kAsyncInFlight) await Promise.race(running);
+        if (running.size >= this.asyncInFlight) await Promise.race(running);
       }
     } finally {
       await Promise.all(running);  // the C calls write into these buffers until they finish

@@ -4,7 +4,7 @@
 // the same core on the same model file). For the WebAssembly backend, which runs on one thread:
 // browsers, and Node without the native addon (whose model.encodeAsync already uses every core).
 import { checkTexts, describe, SweError } from './checks.js';
-import { isNode } from './backend.js';
+import { cpuCount, isNode } from './backend.js';
 import { readModelBytes } from './load.js';
 
 const kMaxDefaultWorkers = 8;
@@ -108,17 +108,7 @@ export class WorkerPool {
 }
 
 /** CPUs of this machine (at most kMaxDefaultWorkers). */
-async function defaultWorkers() {
-  let cpus = 1;
-  if (isNode) {
-    const specifier = 'node:os';  // a variable: bundlers for the browser must not resolve it
-    const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
-    cpus = os.availableParallelism?.() ?? os.cpus().length;
-  } else if (typeof navigator !== 'undefined') {
-    cpus = navigator.hardwareConcurrency || 1;
-  }
-  return Math.max(1, Math.min(kMaxDefaultWorkers, cpus));
-}
+async function defaultWorkers() { return Math.min(kMaxDefaultWorkers, await cpuCount()); }
 
 /**
  * A worker running pool-worker.js: { request(message) -> Promise of its answer, terminate() }. One

@@ -3,6 +3,7 @@
 // the event loop served while it runs, dispose() while it runs, and a failing chunk's error.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 
 import { initialize, loadModel } from '../src/index.js';
@@ -72,6 +73,8 @@ test('a chunk that fails rejects encodeAsync with the core\'s error, and nothing
     // dims beyond the model's: refused by swe_model_encode_batch itself, in every chunk.
     await assert.rejects(binding.encodeAsync(model, texts, binding.modelDims(model) + 1),
                          (e) => e.code === 'invalid argument' && /^encodeAsync: /.test(e.message));
+    // As many chunks at once as there are CPUs (up to libuv's 4 threads): more only slow the JS thread.
+    if (binding.async !== null) assert.equal(binding.asyncInFlight, Math.min(4, availableParallelism()));
     const blocks = binding.mem.blocks;
     if (blocks !== undefined) {  // native: every chunk's memory was given back
       await binding.encodeAsync(model, texts, 16);
