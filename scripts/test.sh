@@ -78,7 +78,7 @@ step_done fuzz
 # dependencies from source, ~3 min from empty caches), and its tests (node:test; parity with the native
 # build above): once on each backend. pack.test.js and backends.test.js run both backends themselves
 # (the installed packages, and the two side by side), and types.test.js (tsc) uses neither: the
-# native pass leaves those three out (it takes under a minute).
+# native pass leaves those three out (it takes 1-2 minutes on 2 busy cores).
 bash scripts/build-wasm.sh
 bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
 step_done wasm
