@@ -61,7 +61,7 @@ export const LAYOUTS = {
   swe_text: { size: 8, data: 0, size_: 4 },
   swe_doc: { size: 24, id: 0, text: 8, metadata: 16 },
   swe_token: { size: 16, begin: 0, end: 4, row: 8, match: 12 },
-  swe_encode_params: { size: 4, dims: 0 },
+  swe_encode_params: { size: 12, dims: 0, normalize: 4, max_tokens: 8 },
   swe_search_params: { size: 4, candidates: 0 },
   swe_rank_params: { size: 8, min_score: 0, order: 4 },
   swe_kmeans_params: { size: 12, seed: 0, restarts: 4, max_iterations: 8 },
@@ -293,7 +293,7 @@ export class Binding {
     const textAt = vectorAt + 4 * dims;
     return this.withScratch(textAt + utf8Bound(text), (p) => {
       const size = this.writeText(text, p + textAt);
-      m.HEAPU32[(p + ENCODE_PARAMS.dims) >> 2] = dims;
+      this.writeEncodeParams(p, dims);
       this.check(this.c.swe_model_encode_text(model, p + textAt, size, p, p + vectorAt, dims, p + knownAt), 'encode');
       return take((p + vectorAt) >> 2, m.HEAPU32[(p + knownAt) >> 2]);
     });
@@ -330,7 +330,7 @@ export class Binding {
       const vectorsAt = knownAt + align8(4 * count);
       const bytesAt = vectorsAt + align8(4 * dims * count);
       this.withScratch(bytesAt + bound, (p) => {
-        new Uint32Array(this.u8.buffer, p + ENCODE_PARAMS.dims, 1)[0] = dims;
+        this.writeEncodeParams(p, dims);
         this.writeTexts(texts.slice(start, end), p + recordsAt, p + bytesAt);
         this.check(this.c.swe_model_encode_batch(model, p + recordsAt, count, p, p + vectorsAt, count * dims,
                                                  p + knownAt), 'encode');
@@ -348,13 +348,21 @@ export class Binding {
     });
   }
 
+  /** Writes swe_encode_params at `at`: `dims` (0: all), the model's scaling and word limit. */
+  writeEncodeParams(at, dims) {
+    const words = new Uint32Array(this.u8.buffer, at, ENCODE_PARAMS.size >> 2);
+    words[ENCODE_PARAMS.dims >> 2] = dims;
+    words[ENCODE_PARAMS.normalize >> 2] = 0;  // SWE_NORMALIZE_MODEL
+    words[ENCODE_PARAMS.max_tokens >> 2] = 0;  // the model's word limit
+  }
+
   /** Cosine similarity of two texts' vectors with `dims` (0: all) dimensions. */
   similarity(model, a, b, dims) {
     const paramsAt = 0;
     const scoreAt = align8(ENCODE_PARAMS.size);
     const aAt = scoreAt + 8;
     return this.withScratch(aAt + align8(utf8Bound(a)) + utf8Bound(b), (p) => {
-      new Uint32Array(this.u8.buffer, p + paramsAt + ENCODE_PARAMS.dims, 1)[0] = dims;
+      this.writeEncodeParams(p + paramsAt, dims);
       const aSize = this.writeText(a, p + aAt);
       const bPtr = p + aAt + align8(aSize);
       const bSize = this.writeText(b, bPtr);
