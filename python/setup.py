@@ -48,6 +48,7 @@ class BuildExtension(build_ext):
         for ext in self.extensions:
             ext.include_dirs += libraries["include_dirs"]
             ext.extra_objects += libraries["archives"]
+            ext.depends += libraries["archives"]  # relinked when a library changed
         compile_one = self.compiler.compile
 
         def compile_all(sources, *args, **kwargs):
