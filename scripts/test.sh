@@ -30,7 +30,7 @@ bash tests/release/readme_test.sh 2>&1 | tee -a build/release-check.log
 # The PostgreSQL extension against real servers, scale-out and its release tarball included.
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
 # The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).
-bash tests/python/run.sh 2>&1 | tee build/python-test.log
+bash python/tests/run.sh 2>&1 | tee build/python-test.log
 # ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels.
 bash scripts/test-aarch64.sh
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then

@@ -193,10 +193,9 @@ def test_default_threads_follow_the_cpu_affinity(model):
     assert pinned.strip() == "1"
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed (scripts/install-deps.sh)")
 def test_encode_does_not_count_the_cpus_per_call(tmp_path):
     # The thread count was read from /sys/devices/system/cpu/online on every encode(list) call (a
-    # seventh of a short text's time); now it is counted once, at import.
+    # seventh of a short text's time); now it is counted once, at import. (strace: scripts/install-deps.sh)
     code = ("import swe; m = swe.load(); m.encode(['warm up'])\n"
             "for _ in range(200): m.encode(['a man is playing a guitar'])")
     trace = tmp_path / "trace"

@@ -13,8 +13,9 @@ mkdir -p "$out"
 # Debian's build tools alone on the path of the other interpreters (not its NumPy, built for 3.11).
 shim=$out/build-tools
 mkdir -p "$shim"
-for name in setuptools pkg_resources _distutils_hack wheel distutils-precedence.pth; do
-  ln -s "/usr/lib/python3/dist-packages/$name" "$shim/$name"
+for name in setuptools pkg_resources _distutils_hack wheel distutils-precedence.pth setuptools-*.egg-info \
+            wheel-*.egg-info; do  # (the egg-info: the entry points that name bdist_wheel)
+  ln -s /usr/lib/python3/dist-packages/$name "$shim/"
 done
 tag_of() {  # cp311 for CPython 3.11; nothing for an interpreter that is too old or has no headers
   "$1" - <<'EOF' 2>/dev/null || true
