@@ -10,7 +10,7 @@ set -euo pipefail
 native=(build-essential cmake ca-certificates pkg-config
         capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev
         libcpp-httplib-dev)  # swe serve's HTTP server
-rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev
+rest=(git ccache python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev  # ccache: scripts/test.sh builds core in several folders
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)
       python3-dev python3-numpy python3-pybind11 python3-setuptools python3-wheel python3-venv python3-pip
@@ -19,6 +19,7 @@ rest=(git python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14
       chromium fonts-noto-cjk  # the web demo's browser test (driven by npm playwright-core, web-demo/test/;
                                # the CJK font so that its screenshots show Japanese and Chinese)
       postgresql-15 postgresql-server-dev-15  # the PostgreSQL extension and its tests (tests/postgres)
+      libkrb5-dev  # Citus's GSSAPI headers: the tests build Citus from ../shared/vendor (tests/postgres/vendor.sh)
       g++-aarch64-linux-gnu qemu-user  # ARM64: cross-built core tests under qemu (scripts/test-aarch64.sh)
       libcapnp-dev:arm64 libzstd-dev:arm64 libgtest-dev:arm64
       wrk curl)  # swe serve's load test and benchmark (tests/serve/run.sh, bench/serve_bench.sh)
