@@ -19,18 +19,21 @@ mkdir -p "$shim"
 for name in setuptools pkg_resources _distutils_hack distutils-precedence.pth setuptools-*.egg-info; do
   ln -s /usr/lib/python3/dist-packages/$name "$shim/"
 done
-tag_of() {  # cp311 for CPython 3.11; nothing for an interpreter that is too old or has no headers
+tag_of() {  # "cp311 cp311" (the wheel's Python and ABI tags; 3.7's ABI is cp37m); nothing for an
+            # interpreter that is too old or has no headers
   "$1" - <<'EOF' 2>/dev/null || true
 import os, sys, sysconfig
 if sys.implementation.name == "cpython" and sys.version_info >= (3, 7) and \
         os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
-    print(f"cp{sys.version_info[0]}{sys.version_info[1]}")
+    version = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    print(version, version + sys.abiflags)
 EOF
 }
 built=()
 for python in /usr/bin/python3 "${PYENV_ROOT:-/root/.pyenv}"/versions/*/bin/python3; do
   [ -x "$python" ] || continue
-  tag=$(tag_of "$python")
+  tag="" abi=""
+  read -r tag abi < <(tag_of "$python") || true
   [ -n "$tag" ] || { echo "wheels: $python: no wheel (not CPython 3.7+, or no headers)"; continue; }
   [ ! -d "$out/$tag" ] || continue  # one wheel per version
   mkdir -p "$out/$tag"
@@ -43,7 +46,7 @@ for python in /usr/bin/python3 "${PYENV_ROOT:-/root/.pyenv}"/versions/*/bin/pyth
     package=$(echo "$out/$tag/unpacked"/swe-*)
     rm "$package"/swe/_swe.*.so
     cp "$out/$tag/ext"/swe/_swe.*.so "$package/swe/"
-    sed -i -E "s/^Tag: cp[0-9]+-cp[0-9]+-/Tag: $tag-$tag-/" "$package"/swe-*.dist-info/WHEEL
+    sed -i -E "s/^Tag: cp[0-9]+-cp[0-9]+m?-/Tag: $tag-$abi-/" "$package"/swe-*.dist-info/WHEEL
     /usr/bin/python3 -m wheel pack -d "$out/$tag" "$package" >/dev/null
     rm -rf "$out/$tag/unpacked" "$out/$tag/ext" "$out/$tag/tmp"
   fi
