@@ -255,11 +255,16 @@ class Model:
             # The common call, without the steps below that would change nothing (a short text's encode
             # costs about a microsecond: each step here is a tenth of it).
             encode_dims = 0 if dims is None else self._dims(dims)
-            if type(sentences) is str:
-                return self._handle.encode_one(sentences, encode_dims, self._normalize_code, 0, out)
-            if type(sentences) is list or type(sentences) is tuple:
-                n_threads = _checks.CPUS if threads is None else _checks.threads(threads)
-                return self._handle.encode(sentences, encode_dims, self._normalize_code, 0, n_threads, out)
+            try:
+                if type(sentences) is str:
+                    return self._handle.encode_one(sentences, encode_dims, self._normalize_code, 0, out)
+                if type(sentences) is list or type(sentences) is tuple:
+                    n_threads = _checks.CPUS if threads is None else _checks.threads(threads)
+                    return self._handle.encode(sentences, encode_dims, self._normalize_code, 0, n_threads, out)
+            except ImportError:  # the extension's arrays need NumPy: say so (free while nothing is raised)
+                _checks.numpy()
+                raise
+        _checks.numpy()
         if output_value != "sentence_embedding":
             raise ValueError(f"output_value={output_value!r}: a static model gives sentence embeddings only "
                              "(the vectors of a text's words: encode_as_sequence())")
