@@ -54,7 +54,7 @@ step_done release-check
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
 step_done postgres
 # The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).
-bash tests/python/run.sh 2>&1 | tee build/python-test.log
+bash python/tests/run.sh 2>&1 | tee build/python-test.log
 step_done python
 # ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels,
 # and the Node addon cross-built, run by Node for arm64 under qemu.

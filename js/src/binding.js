@@ -72,7 +72,7 @@ export const LAYOUTS = {
     swe_text: { size: 8, data: 0, size_: 4 },
     swe_doc: { size: 24, id: 0, text: 8, metadata: 16 },
     swe_token: { size: 16, begin: 0, end: 4, row: 8, match: 12 },
-    swe_encode_params: { size: 4, dims: 0 },
+    swe_encode_params: { size: 12, dims: 0, normalize: 4, max_tokens: 8 },
     swe_search_params: { size: 4, candidates: 0 },
     swe_rank_params: { size: 8, min_score: 0, order: 4 },
     swe_kmeans_params: { size: 12, seed: 0, restarts: 4, max_iterations: 8 },
@@ -81,7 +81,7 @@ export const LAYOUTS = {
     swe_text: { size: 16, data: 0, size_: 8 },
     swe_doc: { size: 48, id: 0, text: 16, metadata: 32 },
     swe_token: { size: 16, begin: 0, end: 4, row: 8, match: 12 },
-    swe_encode_params: { size: 4, dims: 0 },
+    swe_encode_params: { size: 12, dims: 0, normalize: 4, max_tokens: 8 },
     swe_search_params: { size: 8, candidates: 0 },
     swe_rank_params: { size: 8, min_score: 0, order: 4 },
     swe_kmeans_params: { size: 12, seed: 0, restarts: 4, max_iterations: 8 },
@@ -486,12 +486,11 @@ export class Binding {
     const textAt = vectorAt + (direct === null ? 4 * dims : 0);
     return this.withScratch(textAt + utf8Bound(text), (p) => {
       const size = this.writeText(text, p + textAt);
-      let { u32, base } = this.mem.region(p);
-      u32[(p - base + this.ENCODE_PARAMS.dims) >>> 2] = dims;
+      this.writeEncodeParams(p, dims);
       this.check(this.c.swe_model_encode_text(model, p + textAt, size, p, direct ?? p + vectorAt, dims, p + knownAt),
                  'encode');
       const region = this.mem.region(p);  // anew: the call may have grown the wasm heap
-      ({ u32, base } = region);
+      const { u32, base } = region;
       return take(region.f32, direct === null ? (p - base + vectorAt) >>> 2 : -1, u32[(p - base + knownAt) >>> 2]);
     });
   }
@@ -545,7 +544,7 @@ export class Binding {
       const vectorsAt = knownAt + (knownTo === null ? align8(4 * count) : 0);
       const bytesAt = vectorsAt + (vectorsTo === null ? align8(4 * dims * count) : 0);
       this.withScratch(bytesAt + bound, (p) => {
-        this.view(Uint32Array, p + this.ENCODE_PARAMS.dims, 1)[0] = dims;
+        this.writeEncodeParams(p, dims);
         this.writeTexts(texts, p + recordsAt, p + bytesAt, start, end);
         const vectorsPtr = vectorsTo === null ? p + vectorsAt : vectorsTo + 4 * dims * start;
         const knownPtr = knownTo === null ? p + knownAt : knownTo + 4 * start;
@@ -606,7 +605,7 @@ export class Binding {
         const p = block[0];
         let call;
         try {
-          this.view(Uint32Array, p + this.ENCODE_PARAMS.dims, 1)[0] = dims;
+          this.writeEncodeParams(p, dims);
           this.writeTexts(texts, p + recordsAt, p + bytesAt, start, end);
           call = this.async.swe_model_encode_batch(model, p + recordsAt, count, p, vectorsPtr + 4 * dims * start,
                                                    count * dims, knownPtr + 4 * start);
@@ -634,13 +633,22 @@ export class Binding {
     return { vectors, knownWords };
   }
 
+  /** Writes swe_encode_params at `at`: `dims` (0: all), the model's scaling and word limit. */
+  writeEncodeParams(at, dims) {
+    const { u32, base } = this.mem.region(at);  // the region's view: a new view per call costs as much as a short encode
+    const i = (at - base) >>> 2;
+    u32[i + (this.ENCODE_PARAMS.dims >>> 2)] = dims;
+    u32[i + (this.ENCODE_PARAMS.normalize >>> 2)] = 0;  // SWE_NORMALIZE_MODEL
+    u32[i + (this.ENCODE_PARAMS.max_tokens >>> 2)] = 0;  // the model's word limit
+  }
+
   /** Cosine similarity of two texts' vectors with `dims` (0: all) dimensions. */
   similarity(model, a, b, dims) {
     const paramsAt = 0;
     const scoreAt = align8(this.ENCODE_PARAMS.size);
     const aAt = scoreAt + 8;
     return this.withScratch(aAt + align8(utf8Bound(a)) + utf8Bound(b), (p) => {
-      this.view(Uint32Array, p + paramsAt + this.ENCODE_PARAMS.dims, 1)[0] = dims;
+      this.writeEncodeParams(p + paramsAt, dims);
       const aSize = this.writeText(a, p + aAt);
       const bPtr = p + aAt + align8(aSize);
       const bSize = this.writeText(b, bPtr);

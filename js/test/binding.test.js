@@ -25,6 +25,7 @@ const kNotBound = {
   swe_index_load_from_file: 'no file system in the wasm module',
   swe_index_save_to_file: 'no file system in the wasm module',
   swe_model_get_word: 'not part of the package API',
+  swe_model_get_rows: 'not part of the package API (the Python package\'s Model.embedding)',
   swe_model_count_known_words: 'encodeWithInfo reads the counts from swe_model_encode_batch',
   swe_encoder_new: 'one thread: the calling thread\'s kept encoder serves every call',
   swe_encoder_free: 'see swe_encoder_new',
