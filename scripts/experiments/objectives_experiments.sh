@@ -121,7 +121,7 @@ declare -A variants=(
   [d030-lr5e-3]='d030(); r["refine"].update(lr=5e-3, max_epochs=25)'
   [d030-decay6]='d030(); r["refine"].update(lr_decay="linear", max_epochs=6, patience=6)'
   [d030-decay10]='d030(); r["refine"].update(lr_decay="linear", max_epochs=10, patience=10)'
-  # The tuned teacher (docs/RESULTS.md, "A teacher tuned here"; SWE_TUNED_TEACHER: its weights file):
+  # The tuned teacher (docs/RESULTS.md, "Teacher fine-tuning"; SWE_TUNED_TEACHER: its weights file):
   # the default's base distilled further from it on the first N corpus lines (KD batches of 1,024, as
   # the base was made), the default's recipe (contrastive step, abtt) on top, and a KD term from it in
   # the default's recipe; dflt is the default's recipe re-run here.

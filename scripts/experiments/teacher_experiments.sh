@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The teacher fine-tuning experiments (docs/RESULTS.md, "A teacher tuned here"): recipes/use-lite-tuned.json
+# The teacher fine-tuning experiments (docs/RESULTS.md, "Teacher fine-tuning"): recipes/use-lite-tuned.json
 # and variants of it, each tuned by `swe-trainer tune` in a work directory of its own, then the
 # tuned teacher (and, with snapshots, the weights of every evaluation) scored as a teacher on the dev
 # sets by `swe-trainer eval --teacher use-lite DIR --teacher-weights FILE` (the code of `swe eval`).
