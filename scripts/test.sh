@@ -37,7 +37,7 @@ export SWE_REQUIRE_HF_TOKENIZERS=1
 step_done fetch-teachers
 # libgomp spin-waits between parallel regions by default: on a shared 2-core machine that halves torch.
 export OMP_WAIT_POLICY=PASSIVE
-rm -f build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
+rm -f build/ctest-*.log build/node-test*.log build/serve-test.log build/web-demo-test.log build/python-test.log  # the summary counts this run only
 ctest --preset native -j"$(nproc)" 2>&1 | tee build/ctest-native.log
 step_done ctest-native
 # The trainer's quick-start recipe and `swe-trainer adapt`, with the real USE-lite teacher (~6 min).
@@ -54,9 +54,10 @@ step_done release-check
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
 step_done postgres
 # The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).
-bash tests/python/run.sh 2>&1 | tee build/python-test.log
+bash python/tests/run.sh 2>&1 | tee build/python-test.log
 step_done python
-# ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels.
+# ARM64: core and its tests cross-compiled, run under qemu-aarch64 with the generic and NEON kernels,
+# and the Node addon cross-built, run by Node for arm64 under qemu.
 bash scripts/test-aarch64.sh
 step_done aarch64
 if [ "${SWE_SKIP_ASAN:-0}" != 1 ]; then
@@ -73,15 +74,26 @@ ctest --preset tsan 2>&1 | tee build/ctest-tsan.log
 step_done tsan
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 step_done fuzz
-# The WebAssembly build and the npm package's tests (node:test; parity with the native build above).
+# The npm package's two backends, the WebAssembly build and the Node addon (preset node: core's
+# dependencies from source, ~3 min from empty caches), and its tests (node:test; parity with the native
+# build above): once on each backend. pack.test.js and backends.test.js run both backends themselves
+# (the installed packages, and the two side by side), and types.test.js (tsc) uses neither: the
+# native pass leaves those three out (it takes 1-2 minutes on 2 busy cores).
 bash scripts/build-wasm.sh
 bash scripts/make-placeholder-model.sh >/dev/null  # the default model: parity on it, and the web demo
 step_done wasm
+cmake --preset node >/dev/null
+cmake --build --preset node -j"$(nproc)"
+step_done node-addon
 # The dev dependencies (esbuild, playwright-core, @orama/orama, typescript; openai and @langchain/openai for
 # swe serve's tests; package-lock.json).
 npm install --prefer-offline --no-audit --no-fund --loglevel=error
-(cd js && node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
-step_done node
+(cd js && SWE_BACKEND=wasm node --test --test-reporter=spec test/) 2>&1 | tee build/node-test.log
+step_done node-wasm
+(cd js && SWE_BACKEND=native node --test --test-reporter=spec \
+   $(ls test/*.test.js | grep -v -e /pack.test.js -e /backends.test.js -e /types.test.js)) \
+  2>&1 | tee build/node-test-native.log
+step_done node-native
 bash tests/serve/run.sh 2>&1 | tee build/serve-test.log  # swe serve: real clients, hostile clients, load
 step_done serve
 # The web demo in headless chromium (builds the site first; screenshots and timings in build/web-demo-*).
@@ -100,7 +112,8 @@ awk '/tests passed, [0-9]+ tests failed out of/ {
        for (i = 2; i <= NF; i++) { if ($i ~ /^(passed|failed)/) total += $(i - 1); if ($i ~ /^failed/) failed += $(i - 1)
                                    if ($i ~ /^skipped/) skipped += $(i - 1) } }
      END { printf "tests: %d passed, %d failed, %d skipped\n", total - failed, failed, skipped }' \
-  build/ctest-*.log build/node-test.log build/serve-test.log build/web-demo-test.log build/python-test.log
+  build/ctest-*.log build/node-test.log build/node-test-native.log build/serve-test.log build/web-demo-test.log \
+  build/python-test.log
 echo "steps (wall and CPU seconds; $(nproc) cores):"
 cat build/steps.log
 printf 'total %d s wall\n' "$SECONDS"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -27,10 +28,15 @@ struct Index::Slots {
 namespace index_internal {
 
 inline bool AllFinite(const float* x, size_t n) {
+  // Inf and NaN have every exponent bit set. Integer tests and no early exit: the loop vectorises (a
+  // check of 200k rows ran at memory speed instead of a few bytes a cycle).
+  uint32_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
+    uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    bad |= (bits & 0x7f800000u) == 0x7f800000u;
   }
-  return true;
+  return bad == 0;
 }
 
 // Bytes of one stored vector element.

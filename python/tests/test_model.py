@@ -1,14 +1,19 @@
 """swe.load and swe.Model: shapes, parity with the swe program, threads, the GIL, bad input."""
 import json
+import os
 import pickle
+import shutil
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import swe
+from conftest import ROOT
 
 
 def test_encode_is_float32_rows_owned_by_the_array(model):
@@ -172,3 +177,98 @@ def test_model_is_shared_by_threads(model, sentences):
 
 def test_info_is_json_of_the_library(model, model_path, cli):
     assert json.loads(cli("info", model_path, "--json"))["checksum"] == model.info["checksum"]
+
+
+# ---- defects: each of these failed on the package before it was fixed --------------------------------
+
+def run_python(code, **kwargs):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, **kwargs).stdout
+
+
+def test_default_threads_follow_the_cpu_affinity(model):
+    # Counted once from os.sched_getaffinity (taskset, container limits), not the machine's CPUs.
+    assert swe._checks.CPUS == len(os.sched_getaffinity(0))
+    pinned = run_python("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); import swe._checks; "
+                        "print(swe._checks.CPUS)")
+    assert pinned.strip() == "1"
+
+
+def test_encode_does_not_count_the_cpus_per_call(tmp_path):
+    # The thread count was read from /sys/devices/system/cpu/online on every encode(list) call (a
+    # seventh of a short text's time); now it is counted once, at import. (strace: scripts/install-deps.sh)
+    code = ("import swe; m = swe.load(); m.encode(['warm up'])\n"
+            "for _ in range(200): m.encode(['a man is playing a guitar'])")
+    trace = tmp_path / "trace"
+    subprocess.run(["strace", "-f", "-e", "trace=openat", "-o", str(trace), sys.executable, "-c", code], check=True,
+                   capture_output=True)
+    opens = trace.read_text().count("/sys/devices/system/cpu/online")
+    assert opens < 20, f"{opens} reads of the CPU count for 200 calls"
+
+
+def test_encode_one_str_refuses_an_out_of_another_type(model):
+    for out in (np.zeros(model.dims, np.int32), np.zeros(model.dims, np.float64), np.zeros(model.dims + 1, np.float32),
+                np.zeros((1, model.dims), np.float32), np.zeros(2 * model.dims, np.float32)[::2], [0.0] * model.dims):
+        with pytest.raises(ValueError, match="float32"):
+            model.encode("a cat", out=out)
+    out = np.zeros(model.dims, np.float32)
+    assert model.encode("a cat", out=out) is out and out.tobytes() == model.encode("a cat").tobytes()
+    with pytest.raises(ValueError):
+        model.encode(["a cat"], out=np.zeros((1, model.dims), np.int32))
+
+
+def test_pandas_and_iterables(model):
+    pd = pytest.importorskip("pandas")
+    texts = ["a cat sat", "dogs bark", "the stock market"]
+    expected = model.encode(texts).tobytes()
+    frame = pd.DataFrame({"text": texts, "n": [1, 2, 3]}, index=[10, 20, 30])
+    with pytest.raises(TypeError, match=r"frame\['text'\]"):
+        model.encode(frame)  # iterating a DataFrame gives its column names
+    assert model.encode(frame["text"]).tobytes() == expected  # a Series: its values, whatever its index
+    assert model.encode(t for t in texts).tobytes() == expected
+    assert model.encode(iter(texts), batch_size=2).tobytes() == expected
+    assert model.encode(np.array(texts)).tobytes() == expected
+    assert model.encode({"a cat sat": 1, "dogs bark": 2, "the stock market": 3}.keys()).tobytes() == expected
+    for refused in ({"a": 1}, {"a", "b"}, np.array([texts]), pd.Series([1.5, 2.5])):
+        with pytest.raises(TypeError):
+            model.encode(refused)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.encode(["a"], threads=2**70), lambda m: m.encode(["a"], batch_size=2**70),
+    lambda m: m.encode(["a"], truncate_dim=2**70), lambda m: m.encode(["a"], max_length=2**70),
+    lambda m: m.encode(["a"], threads=0), lambda m: m.topk("a", ["b"], 2**70), lambda m: m.topk("a", ["b"], -1),
+    lambda m: m.cluster(["a", "b"], 2**70), lambda m: m.cluster(["a", "b"], 1, seed=2**70),
+    lambda m: m.cluster(["a", "b"], 1, restarts=2**70), lambda m: m.cluster(["a", "b"], 1, iterations=2**70),
+    lambda m: swe.kmeans(np.eye(3, dtype=np.float32), 2**64), lambda m: swe.Index(m).search("a", 2**70),
+    lambda m: swe.Index(m).search("a", 1, candidates=2**70), lambda m: swe.Index(m).search_arrays(m.encode(["a"]), 2**70),
+    lambda m: swe.Index(m).add([2**64], ["a"]), lambda m: swe.Index(dims=2**40),
+])
+def test_huge_integers_are_value_errors(model, call):
+    with pytest.raises(ValueError):
+        call(model)
+
+
+def test_non_finite_vectors_are_refused_by_the_helpers():
+    for bad in (np.nan, np.inf, -np.inf):
+        rows = np.eye(4, dtype=np.float32)
+        rows[2, 1] = bad
+        with pytest.raises(ValueError, match="row 2"):
+            swe.kmeans(rows, 2)
+        with pytest.raises(ValueError, match="row 2"):
+            swe.near_duplicate_groups(rows, 0.9)
+
+
+def test_a_pickled_model_keeps_its_file_and_refuses_another(model_path, tmp_path):
+    path = tmp_path / "model.swe"
+    shutil.copyfile(model_path, path)
+    model = swe.load(path, truncate_dim=64, prompts={"query": "query: "})
+    data = pickle.dumps(model)
+    again = pickle.loads(data)
+    assert again.encode("a cat").tobytes() == model.encode("a cat").tobytes() and again.truncate_dim == 64
+    assert again.prompts == {"query": "query: "}
+    shutil.copyfile(ROOT / "models" / "swe-en-use-lite-large.swe", path)  # another model, the same path
+    with pytest.raises(swe.Error, match="changed") as caught:
+        pickle.loads(data)
+    assert caught.value.code == "changed"
+    from_bytes = swe.load(Path(model_path).read_bytes())
+    assert pickle.loads(pickle.dumps(from_bytes)).encode("a cat").tobytes() == from_bytes.encode("a cat").tobytes()

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Fetches the sources the WebAssembly build compiles besides core: zstd (its single-file decoder) and
-# Cap'n Proto (the lite runtime), with `apt-get source`, at the *upstream* versions of the installed
+# Fetches the sources of core's two dependencies for the builds that compile them instead of linking the
+# system's libraries (cmake/deps_from_source.cmake): the WebAssembly module and the Python wheel's
+# extension. zstd and Cap'n Proto, with `apt-get source`, at the *upstream* versions of the installed
 # Debian packages (generated Cap'n Proto code and the runtime must come from the same release; the
 # Debian revision does not matter). Where the installed revision's source is not reachable (a security
 # update whose source archive these machines cannot fetch), the newest source of the same upstream
 # version is taken, and the script says which; it fails only when no source of that upstream version
-# exists. Idempotent and cached: the unpacked trees live in .cache/wasm-deps/ (git-ignored, never
-# committed; SWE_WASM_DEPS_CACHE moves it); a second run does nothing. Adds a deb-src entry for the
+# exists. Idempotent and cached: the unpacked trees live in .cache/deps-src/ (git-ignored, never
+# committed; SWE_DEPS_CACHE moves it); a second run does nothing. Adds a deb-src entry for the
 # mirror of /etc/apt/sources.list.d/debian.sources when none exists.
 # Prints the two source directories, one per line: zstd first, then capnproto.
 # Sourced (tests/wasm/fetch_deps_test.sh), it only defines its functions.
@@ -102,7 +103,7 @@ fetch() {  # fetch <source package> <installed version> <expected dir>
 
 main() {
   cd "$(dirname "${BASH_SOURCE[0]}")/.."
-  cache=${SWE_WASM_DEPS_CACHE:-$PWD/.cache/wasm-deps}
+  cache=${SWE_DEPS_CACHE:-$PWD/.cache/deps-src}
   mkdir -p "$cache"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

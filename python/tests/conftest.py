@@ -1,5 +1,5 @@
 """Shared fixtures: the default model, the swe program (build/native/bin/swe, or $SWE_CLI) for parity
-checks, and sentences from STS-B. SWE_REQUIRE_CLI=1 (tests/python/run.sh) makes a missing program fail
+checks, and sentences from STS-B. SWE_REQUIRE_CLI=1 (python/tests/run.sh) makes a missing program fail
 instead of skipping its tests."""
 import os
 import subprocess

@@ -84,6 +84,53 @@ def test_files_round_trip_and_pickle(model, tmp_path):
     assert pickle.loads(pickle.dumps(index)).search(model.encode("kitten"), 4) == index.search("kitten", 4)
 
 
+def test_a_pickled_index_keeps_its_model(model):
+    unpickled = pickle.loads(pickle.dumps(build(model)))
+    assert unpickled.model is not None and unpickled.model.info["checksum"] == model.info["checksum"]
+    assert unpickled.search("kitten", 2) == build(model).search("kitten", 2)  # a text query needs the model
+    unpickled.add(["dog"], ["a dog barks"])
+    assert unpickled.search("a dog barks", 1)[0]["id"] == "dog"
+    vectors_only = pickle.loads(pickle.dumps(swe.Index(dims=8)))
+    assert vectors_only.model is None and vectors_only.dims == 8
+
+
+def test_a_vector_added_under_a_documents_entry_is_refused(model, cli, tmp_path):
+    # Integer ids and documents share the entry numbers: entry 0 is "cat-doc" here. Replacing only its
+    # vector would leave the document's id and text on "the stock market crashed"'s vector.
+    index = swe.Index(model)
+    index.add(["cat-doc"], ["a cat sat on the mat"])
+    with pytest.raises(swe.Error, match="cat-doc"):
+        index.add([0], ["the stock market crashed"])
+    with pytest.raises(swe.Error):
+        index.add([7, 0], ["a fresh entry", "the stock market crashed"])  # nothing of the batch goes in
+    assert len(index) == 1 and 7 not in index
+    hit = index.search("the stock market crashed", 1)[0]
+    assert hit["id"] == "cat-doc" and hit["score"] < 0.9  # still the cat's vector
+    index.save(tmp_path / "docs.swi")
+    answer = json.loads(cli("index", "query", swe.default_model_path(), tmp_path / "docs.swi", "--json", "-k", 1,
+                            "a cat sat on the mat"))
+    assert answer["hits"][0]["id"] == "cat-doc" and answer["hits"][0]["score"] > 0.99
+    assert index.remove("cat-doc")
+    index.add([0], ["the stock market crashed"])  # once the document is gone, the entry is free
+    assert index.search("the stock market crashed", 1)[0] == {"id": 0, "score": pytest.approx(1.0, abs=1e-5)}
+
+
+def test_add_is_all_or_nothing(model):
+    index = build(model)
+    before = index.search("kitten", 4)
+    with pytest.raises(swe.Error, match="duplicate"):
+        index.add(["new-1", "cat", "new-1"], ["one", "replaces cat", "two"])
+    with pytest.raises(swe.Error):
+        index.add(["new-2", "new-3"], ["one", "two"], [{"ok": 1}, float("nan")])  # NaN is not JSON
+    assert len(index) == 4 and "new-1" not in index and "new-2" not in index
+    assert index.get("cat")["text"] == "a cat sits on the mat" and index.search("kitten", 4) == before
+    vectors = model.encode(["a", "b"])
+    vectors[1, 0] = np.inf
+    with pytest.raises(swe.Error):
+        index.add([100, 101], vectors=vectors)
+    assert 100 not in index and len(index) == 4
+
+
 def test_corrupt_index_and_wrong_model(model, tmp_path):
     data = build(model).save()
     for bad in (b"", b"junk", data[: len(data) // 2]):
