@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "swe/util/progress.h"
 #include "test_util.h"
 
@@ -109,6 +111,54 @@ TEST(TrainerCorpus, ReadsTranslationPairs) {
   EXPECT_EQ(skipped, 2u);
   WriteFile(dir.file("m.tsv"), "A\tB\tC\n");
   EXPECT_FALSE(ReadTuples(dir.file("m.tsv"), 2, &tuples, &skipped).ok());  // nothing left: still an error
+}
+
+// Binary files are refused with a message that says so, before any line is read: random bytes with and
+// without tabs, UTF-16, and binary data inside .zst; text in Latin-1 or with a stray control passes.
+TEST(TrainerCorpus, RefusesFilesThatAreNotText) {
+  TempDir dir;
+  std::mt19937 rng(3);
+  std::string no_tabs, with_tabs;
+  for (int i = 0; i < 20000; ++i) {
+    const char c = static_cast<char>(1 + rng() % 255);  // no NUL byte
+    no_tabs += c == '\t' ? 'x' : c;
+    with_tabs += static_cast<char>(rng() % 256);
+    if (i % 50 == 0) with_tabs += "\t";
+  }
+  const std::string utf16("h\0e\0l\0l\0o\0\n\0", 12);
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"no_tabs.txt", no_tabs}, {"with_tabs.tsv", with_tabs}, {"utf16.txt", utf16},
+           {"binary.txt.zst", testing::Zstd(no_tabs)}}) {
+    WriteFile(dir.file(name), bytes);
+    Status s;
+    const std::vector<std::string> lines = ReadAll(dir.file(name), &s);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << name;
+    EXPECT_TRUE(lines.empty()) << name;
+    EXPECT_NE(s.message().find(dir.file(name) + " is not text ("), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("expected UTF-8 text, one sentence or paragraph a line"), std::string::npos)
+        << s.message();
+    std::vector<std::vector<std::string>> tuples;
+    uint64_t skipped = 0;
+    s = ReadTuples(dir.file(name), 2, &tuples, &skipped);  // not "expected 2 tab-separated sentences"
+    EXPECT_NE(s.message().find("is not text"), std::string::npos) << s.message();
+  }
+  Status s;
+  EXPECT_EQ(ReadAll(dir.file("utf16.txt"), &s).size(), 0u);
+  EXPECT_NE(s.message().find("a NUL byte at byte 1: binary data, or UTF-16 text"), std::string::npos) << s.message();
+  WriteFile(dir.file("latin1.txt"), "M\xfcller trinkt caf\xe9 in K\xf6ln.\nA bell\x07 rings.\n");
+  EXPECT_EQ(ReadAll(dir.file("latin1.txt"), &s).size(), 2u);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(NotText(""), "");
+  EXPECT_EQ(NotText("plain words\tand a tab\r\n"), "");
+}
+
+// One column is the whole line: a tab in a sentence is whitespace there, not a second column.
+TEST(TrainerCorpus, OneColumnIsTheWholeLine) {
+  TempDir dir;
+  WriteFile(dir.file("c.txt"), "a line\twith a tab\nanother\n");
+  std::vector<std::vector<std::string>> tuples;
+  ASSERT_TRUE(ReadTuples(dir.file("c.txt"), 1, &tuples).ok());
+  EXPECT_EQ(tuples, (std::vector<std::vector<std::string>>{{"a line\twith a tab"}, {"another"}}));
 }
 
 TEST(TrainerCorpus, MissingFileIsAnIoError) {

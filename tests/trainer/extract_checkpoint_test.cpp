@@ -1,6 +1,7 @@
 // Extraction's checkpoint: a run stopped after some batches and resumed from its checkpoint ends with
 // the same vectors, bit for bit, as one that ran through; a checkpoint made for other inputs or a
-// damaged one is ignored; the periodic checkpoint is written every N batches.
+// damaged one is ignored; the periodic checkpoint is written every N batches. Also refine's teacher pass,
+// stopped and resumed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "teachers/extract.h"
+#include "teachers/teacher.h"
 #include "swe/util/progress.h"
 #include "test_util.h"
 
@@ -146,6 +148,31 @@ TEST(TrainerExtractCheckpoint, ACheckpointForOtherInputsOrDamagedIsIgnored) {
   ASSERT_TRUE(Extract(p, o, &r).ok());
   EXPECT_EQ(r.resumed_at, 24u);
   ExpectSameResult(through, r);
+}
+
+// Refine's teacher pass (EncodeSentences) stopped after two batches and resumed from the vectors it had
+// and its count (all that refine saves) ends with the vectors of a pass that ran through, bit for bit.
+TEST(TrainerExtractCheckpoint, AStoppedTeacherPassResumesToTheSameVectorsBitForBit) {
+  Problem p;
+  MakeProblem(&p);
+  std::vector<std::string> texts;
+  for (const SampledSentence& s : p.samples) texts.push_back(s.text);
+  const size_t dims = p.teacher->dims();
+  std::vector<float> through(texts.size() * dims), resumed(texts.size() * dims, 0.0f);
+  ASSERT_TRUE(EncodeSentences(*p.teacher, texts, 16, "teacher", through.data()).ok());
+  EncodeResume stopped;
+  int batches = 0;
+  stopped.stop = [&] { return ++batches == 2; };
+  ASSERT_TRUE(EncodeSentences(*p.teacher, texts, 16, "teacher", resumed.data(), &stopped).ok());
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_EQ(stopped.done, 32u);
+  EncodeResume again;  // as after a restart: only the vectors and the count carry over
+  again.done = stopped.done;
+  again.stop = [] { return false; };
+  ASSERT_TRUE(EncodeSentences(*p.teacher, texts, 16, "teacher", resumed.data(), &again).ok());
+  EXPECT_FALSE(again.stopped);
+  EXPECT_EQ(again.done, texts.size());
+  EXPECT_EQ(0, std::memcmp(through.data(), resumed.data(), through.size() * sizeof(float)));
 }
 
 TEST(TrainerExtractCheckpoint, WrittenEveryNBatches) {

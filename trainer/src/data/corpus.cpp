@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "swe/unicode.h"
 #include "swe/util/progress.h"
 #include "swe/util/strings.h"
 
@@ -88,6 +89,25 @@ bool LineReader::Fill() {
   }
 }
 
+std::string NotText(std::string_view head) {
+  const size_t nul = head.find('\0');
+  if (nul != std::string_view::npos) {
+    return "a NUL byte at byte " + std::to_string(nul) + ": binary data, or UTF-16 text";
+  }
+  size_t bad = 0;
+  for (size_t pos = 0; pos < head.size();) {
+    const size_t at = pos;
+    const char32_t c = unicode::DecodeNext(head, &pos);
+    const bool invalid = c == unicode::kReplacement && pos - at == 1;
+    const bool control = c < 0x20 ? std::string_view("\t\n\r\f\v").find(static_cast<char>(c)) == std::string_view::npos
+                                  : c == 0x7f;
+    bad += invalid || control;
+  }
+  if (bad * 10 <= head.size()) return "";
+  return std::to_string(bad * 100 / head.size()) + "% of its first " + std::to_string(head.size()) +
+         " bytes are control characters or not UTF-8: binary or compressed data";
+}
+
 bool LineReader::Next(std::string* line) {
   for (;;) {
     size_t nl = buf_.find('\n', pos_);
@@ -104,7 +124,17 @@ bool LineReader::Next(std::string* line) {
     }
     buf_.erase(0, pos_);
     pos_ = 0;
-    if (!Fill()) {
+    const bool filled = Fill();
+    if (!sniffed_ && (filled || eof_)) {  // the first bytes (a whole file when it is short)
+      sniffed_ = true;
+      const std::string why = NotText(buf_);
+      if (!why.empty()) {
+        status_ = InvalidArgument(path_ + " is not text (" + why + "): expected UTF-8 text, one sentence or "
+                                  "paragraph a line, plain or zstd-compressed (.zst)");
+        return false;
+      }
+    }
+    if (!filled) {
       if (!status_.ok() || buf_.empty()) return false;
       line->assign(buf_);
       if (!line->empty() && line->back() == '\r') line->pop_back();
@@ -235,7 +265,8 @@ Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vect
   for (uint64_t number = 1; reader->Next(&line); ++number) {
     if (Trim(line).empty()) continue;
     std::string where = path + ":" + std::to_string(number) + ": ";
-    size_t tabs = static_cast<size_t>(std::count(line.begin(), line.end(), '\t'));
+    // One column: the whole line, tabs and all (they separate words as any whitespace does).
+    size_t tabs = columns == 1 ? 0 : static_cast<size_t>(std::count(line.begin(), line.end(), '\t'));
     if (tabs != columns - 1) {
       if (skipped) {
         ++*skipped;
@@ -247,7 +278,7 @@ Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vect
     std::vector<std::string> tuple;
     bool empty = false;
     for (size_t start = 0, tab; start <= line.size(); start = tab + 1) {
-      tab = line.find('\t', start);
+      tab = columns == 1 ? std::string::npos : line.find('\t', start);
       if (tab == std::string::npos) tab = line.size();
       std::string_view side = Trim(std::string_view(line).substr(start, tab - start));
       empty = empty || side.empty();

@@ -15,7 +15,8 @@
 namespace swe::trainer {
 
 // Streams the lines of one file. A ".zst" suffix means zstd (any number of frames); anything else is
-// read as is. Line ends ("\n", "\r\n") are removed; lines longer than `max_line_bytes` are an error.
+// read as is. Line ends ("\n", "\r\n") are removed; lines longer than `max_line_bytes` are an error,
+// and so is a file whose first bytes are not text (NotText).
 class LineReader {
  public:
   ~LineReader();
@@ -42,9 +43,15 @@ class LineReader {
   size_t pos_ = 0;
   bool eof_ = false;
   size_t max_line_ = 0;
+  bool sniffed_ = false;  // the first bytes were checked (NotText)
   uint64_t file_offset_ = 0, file_size_ = 0;
   Status status_;
 };
+
+// Why `head`, a file's first bytes (decompressed), is not text: a NUL byte (binary data, or UTF-16), or
+// more than a tenth of the bytes are controls other than whitespace or not UTF-8 (a compressed or
+// binary file); "" when it is text. Text in another 8-bit encoding (Latin-1) passes.
+std::string NotText(std::string_view head);
 
 // Splits a paragraph into sentences after '.', '!', '?' (and the CJK full stops 。！？) that are
 // followed by whitespace (or, for CJK, anything), keeping closing quotes and brackets with the
@@ -75,7 +82,7 @@ struct SentencePair {
 // side, or a file without any pair is an error that names the file (and line).
 Status ReadPairs(const std::string& path, std::vector<SentencePair>* out);
 // The same for lines of `columns` tab-separated sentences (e.g. NLI triples: premise, entailment,
-// contradiction), each line appended as one tuple.
+// contradiction), each line appended as one tuple (one column: the whole line, tabs included).
 // skipped: null = a malformed line (wrong number of tabs, an empty side) is an error; otherwise such
 // lines are skipped and counted there (e.g. multi30k.train.en-de.tsv line 7366, a stray tab).
 Status ReadTuples(const std::string& path, size_t columns, std::vector<std::vector<std::string>>* out,

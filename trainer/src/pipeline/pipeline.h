@@ -7,7 +7,7 @@
 //   sample   samples.tsv, generic.txt                   coverage sample (N per word) + M generic sentences
 //   extract  vectors.swm, counts.tsv, subword.json      teacher -> word vectors (Eq. 1); its subwords for export
 //   pca      table_pca.swm, pca_mean.swm, pca_components.swm   sentence-level PCA + ABTT (Sec. 3.2)
-//   refine   refined.swm, teacher_cache.swm             knowledge distillation (Eq. 2-3), or contrastive
+//   refine   refined.swm, teacher_cache.swm (.partial)  knowledge distillation (Eq. 2-3), or contrastive
 //                                                       learning on translation pairs (Eq. 4-5)
 //   export   the .swe file at export.path               core's writer
 #pragma once
@@ -32,8 +32,15 @@ struct RunOptions {
   std::string device;        // overrides the recipe's device when non-empty
   int threads = -1;          // overrides the recipe's threads when >= 0
   std::function<void(const std::string&)> log;  // one line per event (default: stderr)
+  bool tidy = false;         // after the last stage, remove the work files only refine and export read
+                             // (swe-trainer adapt: a finished run keeps its stage records, a few KB)
 };
 
 Status RunPipeline(const Recipe& recipe, const RunOptions& options);
+
+// How RunPipeline's message starts (code kNotFound) when init.add_vocab or adapt finds no word to add
+// and only new rows would train: it stops before the teacher runs, and writes no model.
+constexpr const char kNoNewWords[] = "no new words";
+bool IsNoNewWords(const Status& s);
 
 }  // namespace swe::trainer

@@ -1,6 +1,7 @@
 // The refine stage: the student (the PCA table or init.model), its sentences and teacher vectors,
 // the objectives' data, training, and the optional compression.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -90,28 +91,33 @@ Status Runner::Student(Matrix* table, RowsFn* rows, uint64_t* base_rows) const {
   return Status::Ok();
 }
 
-// The refinement sentences (generic.txt, or with init.model the corpus), refine.sentences of them, as
-// rows; with `teacher`, their teacher vectors too, cached on disk under a key of the teacher, the
-// sentences and their count.
-// The key of the cached teacher vectors: the teacher, the sentences' source and their count.
+// The key of the cached teacher vectors: the teacher's section, refine.sentences and the content (not
+// the paths) of the sentences' source: generic.txt (the sample stage's), or with init.model the corpus
+// files. Sentences also checks a digest of the very sentences (the student's rows decide which are used).
 std::string Runner::TeacherCacheKey() const {
-  uint64_t key = recipe_.init_model.empty()
-                     ? std::stoull(Key(Stage::kExtract), nullptr, 16)
-                     : Fnv1a64(recipe_.sections.at("corpus") + recipe_.sections.at("teacher") + recipe_.init_model);
-  return HexU64(Fnv1a64(std::to_string(recipe_.refine_sentences), key));
+  const bool init = !recipe_.init_model.empty();
+  std::string key = init ? (recipe_.sections.count("teacher") ? recipe_.sections.at("teacher") : "") : Key(Stage::kExtract);
+  for (const std::string& path : init ? recipe_.corpus.paths : std::vector<std::string>{Path("generic.txt")}) {
+    key += "\n" + Digest(path);
+  }
+  return HexU64(Fnv1a64(std::to_string(recipe_.refine_sentences), Fnv1a64(key)));
 }
 
-// teacher_cache.key: the key, then the digest of the teacher's files; a teacher that is not here
-// counts as unchanged (a finished run refined again elsewhere).
-bool Runner::TeacherCached() const {
+// teacher_cache.key: the key (and the sentences' digest, when given), then the digest of the teacher's
+// files; a teacher that is not here counts as unchanged (a finished run refined again elsewhere).
+bool Runner::TeacherCached(const std::string& sentences) const {
   std::string cached;
   if (!ReadTextFile(Path("teacher_cache.key"), &cached).ok() || !FileExists(Path("teacher_cache.swm"))) return false;
   const size_t line = cached.find('\n');
-  const std::string teacher = TeacherDigest();
-  return cached.substr(0, line) == TeacherCacheKey() &&
+  const std::string teacher = TeacherDigest(), key = cached.substr(0, line);
+  return key.compare(0, key.find(' '), TeacherCacheKey()) == 0 &&
+         (sentences.empty() || key.substr(key.find(' ') + 1) == sentences) &&
          (teacher.empty() || (line != std::string::npos && cached.substr(line + 1) == teacher));
 }
 
+// The refinement sentences (generic.txt, or with init.model the corpus), refine.sentences of them, as
+// rows; with `teacher`, their teacher vectors too: cached on disk (teacher_cache.swm) and, when the pass
+// is stopped (SIGINT), the part done (teacher_cache.partial.swm), which the next run goes on from.
 Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) const {
   std::vector<std::string> texts, source;
   if (recipe_.init_model.empty()) {
@@ -130,8 +136,10 @@ Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) con
     texts.push_back(s);
   }
   if (!teacher) return Status::Ok();
-  const std::string cache_key = TeacherCacheKey();
-  if (TeacherCached() && ReadMatrix(Path("teacher_cache.swm"), &data->teacher).ok() && data->teacher.rows == texts.size()) {
+  uint64_t digest = Fnv1a64("sentences");
+  for (const std::string& text : texts) digest = Fnv1a64(text + "\n", digest);
+  const std::string cache_key = TeacherCacheKey() + " " + HexU64(digest);
+  if (TeacherCached(HexU64(digest)) && ReadMatrix(Path("teacher_cache.swm"), &data->teacher).ok() && data->teacher.rows == texts.size()) {
     Log("refine: using cached teacher vectors (" + std::to_string(texts.size()) + " sentences)");
     return Status::Ok();
   }
@@ -142,9 +150,49 @@ Status Runner::Sentences(const RowsFn& rows, bool teacher, RefineData* data) con
   data->teacher.rows = texts.size();
   data->teacher.cols = model->dims();
   data->teacher.data.assign(texts.size() * model->dims(), 0.0f);
-  SWE_RETURN_IF_ERROR(EncodeSentences(*model, texts, recipe_.teacher_batch, "teacher", data->teacher.data.data()));
+  EncodeResume resume;
+  ResumeTeacherPass(cache_key, model->dims(), &data->teacher, &resume.done);
+  resume.stop = StopRequested;
+  {
+    StopPoint stop_point;  // SIGINT/SIGTERM now end the batch; the vectors so far are saved below
+    SWE_RETURN_IF_ERROR(EncodeSentences(*model, texts, recipe_.teacher_batch, "teacher", data->teacher.data.data(), &resume));
+  }
+  const std::string partial = Path("teacher_cache.partial.swm"), partial_key = Path("teacher_cache.partial.key");
+  std::error_code ec;
+  if (resume.stopped) {
+    std::filesystem::remove(partial_key, ec);  // the key last: it vouches for the vectors
+    SWE_RETURN_IF_ERROR(WriteMatrix(partial, data->teacher));
+    SWE_RETURN_IF_ERROR(WriteTextFile(partial_key, PartialTeacherKey(cache_key) + std::to_string(resume.done) + "\n"));
+    return IoError("interrupted in the teacher pass after " + std::to_string(resume.done) + " of " +
+                   std::to_string(texts.size()) + " sentences; they are saved in " + partial);
+  }
   SWE_RETURN_IF_ERROR(WriteMatrix(Path("teacher_cache.swm"), data->teacher));
-  return WriteTextFile(Path("teacher_cache.key"), cache_key + "\n" + TeacherDigest());
+  SWE_RETURN_IF_ERROR(WriteTextFile(Path("teacher_cache.key"), cache_key + "\n" + TeacherDigest()));
+  std::filesystem::remove(partial_key, ec);
+  std::filesystem::remove(partial, ec);
+  return Status::Ok();
+}
+
+// A stopped teacher pass's file is used for the same sentences (cache key), teacher and batch size.
+std::string Runner::PartialTeacherKey(const std::string& cache_key) const {
+  return cache_key + "\n" + TeacherDigest() + "\nbatch " + std::to_string(recipe_.teacher_batch) + "\ndone ";
+}
+
+// The vectors of a stopped teacher pass for these sentences, and how many of them are done (in the pass's
+// order); none (done 0) when there is no such pass or its files do not fit.
+void Runner::ResumeTeacherPass(const std::string& cache_key, size_t dims, Matrix* vectors, size_t* done) const {
+  *done = 0;
+  std::string saved;
+  const std::string key = PartialTeacherKey(cache_key);
+  Matrix partial;
+  if (!ReadTextFile(Path("teacher_cache.partial.key"), &saved).ok() || saved.compare(0, key.size(), key) != 0 ||
+      !ReadMatrix(Path("teacher_cache.partial.swm"), &partial).ok() || partial.rows != vectors->rows ||
+      partial.cols != dims) {
+    return;
+  }
+  *done = std::min<size_t>(std::strtoull(saved.c_str() + key.size(), nullptr, 10), vectors->rows);
+  *vectors = std::move(partial);
+  Log("refine: the teacher pass goes on from sentence " + std::to_string(*done) + " of " + std::to_string(vectors->rows));
 }
 
 // The compress section: a projection fitted on student sentence vectors, folded into the table.
@@ -187,6 +235,10 @@ Status Runner::Refine(json* stats) {
   RowsFn rows;
   uint64_t base_rows = 0;
   SWE_RETURN_IF_ERROR(Student(&table, &rows, &base_rows));
+  if (recipe_.train_new_rows && table.rows == base_rows) {  // before the teacher: nothing it could teach
+    return NotFound(std::string(kNoNewWords) + ": every word of the corpus that is frequent enough (min_count) is in " +
+                    recipe_.init_model + " already; nothing was trained and " + recipe_.export_path + " was not written");
+  }
   const bool teacher = RefineUsesTeacher();
   RefineData sentences;
   if (teacher || recipe_.compress.method != CompressMethod::kNone) SWE_RETURN_IF_ERROR(Sentences(rows, teacher, &sentences));

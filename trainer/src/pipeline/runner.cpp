@@ -109,6 +109,9 @@ std::string Runner::Digest(const std::string& path) const {
 bool Runner::UpToDate(Stage s) const {
   json m;
   if (!ReadMarker(s, &m).ok() || m.value("key", "") != Key(s)) return false;
+  if (s == Stage::kExport && !FileExists(recipe_.export_path)) return false;  // deleted or moved: write it again
+  // A tidied run (RunOptions::tidy) has no refined.swm: refine is done only while export needs nothing.
+  if (s == Stage::kRefine && !FileExists(Path("refined.swm")) && !UpToDate(Stage::kExport)) return false;
   const json inputs = m.value("inputs", json::object());
   for (const std::string& path : Inputs(s)) {
     if (!inputs.contains(path)) return false;
@@ -158,6 +161,15 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
   const bool refine = runs_stage(Stage::kRefine);
   const bool kd = RefineUsesTeacher();
   const bool init = !recipe_.init_model.empty();
+  std::error_code ec;
+  const std::string& out = recipe_.export_path;
+  if (init && std::filesystem::equivalent(out, recipe_.init_model, ec)) {  // the same file by any path or link
+    return InvalidArgument("export.path (-o) " + out + " is the base model " + recipe_.init_model +
+                           ": writing it would replace the base; choose another output file");
+  }
+  if (runs_stage(Stage::kExport) && std::filesystem::is_directory(out, ec)) {
+    return InvalidArgument("export.path (-o) " + out + " is a directory: name the .swe file to write");
+  }
   if (refine) {  // the objectives' files, then the model refine starts from
     Status st = CheckContrastiveFiles(recipe_.objectives);
     if (!st.ok()) return Status(st.code(), std::string("refine: ") + st.message());
@@ -167,6 +179,11 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
                               : refine && init                     ? "refine" : nullptr;
   for (const std::string& path : corpus_reader ? recipe_.corpus.paths : std::vector<std::string>()) {
     if (!FileExists(path)) return IoError(std::string(corpus_reader) + ": corpus file not found: " + path);
+    std::unique_ptr<LineReader> reader;  // its first line: a file that is not text fails now (NotText)
+    std::string line;
+    Status st = LineReader::Open(path, &reader);
+    if (st.ok() && !reader->Next(&line)) st = reader->status();
+    if (!st.ok()) return Status(st.code(), std::string(corpus_reader) + ": " + st.message());
   }
   const bool refine_teacher = refine && kd && !TeacherCached();
   if (runs_stage(Stage::kExtract) || refine_teacher) {
@@ -174,8 +191,9 @@ Status Runner::CheckInputs(const std::vector<bool>& runs) const {
     SubwordVocab vocab;
     Status st = FindTeacherKind(recipe_.teacher.kind, &kind);
     if (st.ok() && !FileExists(recipe_.teacher.path)) {
-      st = IoError("teacher directory not found: " + recipe_.teacher.path +
-                   (recipe_.teacher.kind == "use-lite" ? " (bash scripts/fetch-use-lite.sh fetches it and prints its path)" : ""));
+      st = IoError("teacher directory not found: " + recipe_.teacher.path + " (pass --teacher " + recipe_.teacher.kind +
+                   " DIR" + (recipe_.teacher.kind == "use-lite" ? ", or set SWE_USE_LITE_DIR; bash scripts/fetch-use-lite.sh "
+                                                                  "fetches it and prints DIR)" : ")"));
     }
     if (st.ok() && !recipe_.teacher.weights.empty() && !FileExists(recipe_.teacher.weights)) {
       st = IoError("teacher weights not found: " + recipe_.teacher.weights + " (swe-trainer tune writes them)");
@@ -226,7 +244,20 @@ Status Runner::Run() {
     if (StopRequested()) return IoError("interrupted after the stage finished");  // during its last batch
   }
   if (!summary.empty()) Log("done in " + util::FormatDuration(total) + ": " + summary);
+  if (options_.tidy) Tidy();
   return Status::Ok();
+}
+
+// The work files only a rerun of refine or export would read (the refined table, the teacher's vectors):
+// gone once the model is written. The stage markers stay: a rerun finds every stage up to date.
+void Runner::Tidy() const {
+  uintmax_t freed = 0;
+  for (const char* name : {"refined.swm", "teacher_cache.swm", "teacher_cache.key"}) {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(Path(name), ec);
+    if (!ec && std::filesystem::remove(Path(name), ec)) freed += size;
+  }
+  if (freed > 0) Log("removed the work files a finished run no longer needs (" + std::to_string(freed >> 20) + " MB)");
 }
 
 const char* StageName(Stage s) { return kStageNames[static_cast<int>(s)]; }
@@ -239,6 +270,10 @@ Status ParseStage(const std::string& name, Stage* out) {
     }
   }
   return InvalidArgument("unknown stage '" + name + "' (vocab, sample, extract, pca, refine, export)");
+}
+
+bool IsNoNewWords(const Status& s) {
+  return s.code() == StatusCode::kNotFound && s.message().find(kNoNewWords) != std::string::npos;
 }
 
 Status RunPipeline(const Recipe& recipe, const RunOptions& options) {

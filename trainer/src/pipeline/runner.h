@@ -39,6 +39,7 @@ class Runner {
   Status CheckInputs(const std::vector<bool>& runs) const;
   bool Skipped(Stage s) const { return !recipe_.init_model.empty() && s < Stage::kRefine; }
   void Log(const std::string& line) const;
+  void Tidy() const;
   std::string Device() const;
 
   // stages.cpp
@@ -55,7 +56,11 @@ class Runner {
   Status InitStudent(bool count, InitModel* init) const;
   Status Sentences(const RowsFn& rows, bool teacher, RefineData* data) const;
   std::string TeacherCacheKey() const;
-  bool TeacherCached() const;  // teacher_cache.swm holds this recipe's teacher vectors: refine needs no teacher
+  std::string PartialTeacherKey(const std::string& cache_key) const;
+  void ResumeTeacherPass(const std::string& cache_key, size_t dims, Matrix* vectors, size_t* done) const;
+  // teacher_cache.swm holds this recipe's teacher vectors (of the sentences with that digest, when
+  // given): refine needs no teacher
+  bool TeacherCached(const std::string& sentences = "") const;
   Status Compress(const RefineData& sentences, const std::string& device, Matrix* table,
                   nlohmann::json* stats) const;
 

@@ -1,5 +1,6 @@
 // The recipe sections of the refine stage: refine (a list of weighted objectives, or the one-method
 // shorthand) and compress (a learned projection to fewer dims, fitted after refinement).
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "recipe/section_reader.h"
@@ -201,6 +202,9 @@ Status ParseRefineSection(const json& refine, Recipe* r) {
   const RefineOptions& ro = r->refine_options;
   if (!(ro.tau > 0)) return InvalidArgument("recipe: refine.tau must be positive");
   if (!(ro.heldout > 0 && ro.heldout < 1)) return InvalidArgument("recipe: refine.heldout must be in (0, 1)");
+  if (!(ro.lr > 0 && std::isfinite(ro.lr))) return InvalidArgument("recipe: refine.lr must be positive");
+  if (ro.batch_size == 0) return InvalidArgument("recipe: refine.batch_size must be positive");
+  if (!(ro.clip_norm >= 0 && std::isfinite(ro.clip_norm))) return InvalidArgument("recipe: refine.clip_norm must be >= 0");
   if (list.is_null() && (!matryoshka.empty() || ro.word_weights)) {
     return InvalidArgument("recipe: refine.matryoshka and refine.word_weights need refine.objectives");
   }
@@ -229,6 +233,7 @@ Status ParseCompressSection(const json& c, Recipe* r) {
   if (o.sentences < 2) return InvalidArgument("recipe: compress.sentences must be at least 2");
   if (o.clusters < 1 || o.clusters > o.sentences) return InvalidArgument("recipe: compress.clusters must be in 1..sentences");
   if (!(o.epsilon > 0)) return InvalidArgument("recipe: compress.epsilon must be positive");
+  if (!(o.lr > 0 && std::isfinite(o.lr))) return InvalidArgument("recipe: compress.lr must be positive");
   return Status::Ok();
 }
 

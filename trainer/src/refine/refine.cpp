@@ -271,6 +271,7 @@ Training::Training(const std::vector<LossTerm>& terms, const RefineOptions& opti
     st_.lazy_v = torch::zeros_like(st_.table).detach();
   }
   st_.extra = extra_.tensors;
+  st_.frozen_rows = std::min<uint64_t>(options.frozen_rows, table.rows);
   key_ = options.checkpoint.empty() ? "" : CheckpointKey(terms, options, extra_, table);
   std::string why;
   resumed_ = !options.checkpoint.empty() && ReadTrainState(options.checkpoint, key_, &st_, &why);

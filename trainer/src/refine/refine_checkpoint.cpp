@@ -49,6 +49,22 @@ torch::Tensor ReadLike(torch::serialize::InputArchive& archive, const std::strin
   return t;
 }
 
+// The rows after the frozen ones, on the CPU: what a checkpoint keeps of a table and its moments.
+torch::Tensor Trained(const torch::Tensor& t, uint64_t frozen) {
+  // A copy: a view would be saved with its whole storage.
+  return t.narrow(0, static_cast<int64_t>(frozen), t.size(0) - static_cast<int64_t>(frozen)).to(torch::kCPU).clone();
+}
+
+// `run`'s tensor (on the CPU) with its trained rows read from the checkpoint: the frozen rows are the
+// fresh run's own (the key covers the starting table).
+torch::Tensor ReadTrained(torch::serialize::InputArchive& archive, const std::string& key, const torch::Tensor& run,
+                          uint64_t frozen) {
+  torch::Tensor full = run.detach().to(torch::kCPU).clone();
+  torch::Tensor rows = full.narrow(0, static_cast<int64_t>(frozen), full.size(0) - static_cast<int64_t>(frozen));
+  rows.copy_(ReadLike(archive, key, rows.contiguous()));
+  return full;
+}
+
 }  // namespace
 
 Status WriteTrainState(const std::string& path, const std::string& key, const TrainState& s) {
@@ -71,11 +87,11 @@ Status WriteTrainState(const std::string& path, const std::string& key, const Tr
     positions.push_back(static_cast<int64_t>(s.splits[t].pos));
   }
   a.write("positions", Int64s(positions));
-  a.write("table", s.table.detach().to(torch::kCPU));
-  a.write("best", s.best.to(torch::kCPU));
-  if (s.lazy_m.defined()) {
-    a.write("lazy_m", s.lazy_m.to(torch::kCPU));
-    a.write("lazy_v", s.lazy_v.to(torch::kCPU));
+  a.write("table", Trained(s.table.detach(), s.frozen_rows));
+  a.write("best", Trained(s.best, s.frozen_rows));
+  if (s.lazy_m.defined()) {  // a frozen row's moments stay zero: its gradient is always dropped
+    a.write("lazy_m", Trained(s.lazy_m, s.frozen_rows));
+    a.write("lazy_v", Trained(s.lazy_v, s.frozen_rows));
   }
   for (size_t i = 0; i < s.extra.size(); ++i) {
     a.write("extra_" + std::to_string(i), s.extra[i].detach().to(torch::kCPU));
@@ -166,11 +182,12 @@ TrainState ReadArchive(std::string_view payload, const TrainState& run) {
     train.assign(order.begin(), order.end());
     s.splits[t].pos = static_cast<size_t>(positions[t]);
   }
-  s.table = ReadLike(a, "table", run.table.detach().to(torch::kCPU));
-  s.best = ReadLike(a, "best", run.table.detach().to(torch::kCPU));
+  s.frozen_rows = run.frozen_rows;
+  s.table = ReadTrained(a, "table", run.table, s.frozen_rows);
+  s.best = ReadTrained(a, "best", run.table, s.frozen_rows);
   if (run.lazy_m.defined()) {
-    s.lazy_m = ReadLike(a, "lazy_m", run.lazy_m.to(torch::kCPU));
-    s.lazy_v = ReadLike(a, "lazy_v", run.lazy_v.to(torch::kCPU));
+    s.lazy_m = ReadTrained(a, "lazy_m", run.lazy_m, s.frozen_rows);
+    s.lazy_v = ReadTrained(a, "lazy_v", run.lazy_v, s.frozen_rows);
   }
   for (size_t i = 0; i < run.extra.size(); ++i) {
     const torch::Tensor like = run.extra[i].detach().to(torch::kCPU);

@@ -79,6 +79,7 @@ struct TrainState {
   std::vector<torch::Tensor> extra;       // ExtraParams::tensors
   std::vector<torch::Tensor> best_extra;  // their values at the best epoch
   std::string adam;                  // torch's Adam (moments, step counts) as its archive; "" = none
+  uint64_t frozen_rows = 0;          // the table's first rows, never trained: not in the checkpoint
 };
 
 // refine_checkpoint.cpp: `state` written atomically to `path` under `key` (a digest of everything the

@@ -78,19 +78,21 @@ void AlignSpans(const std::vector<std::vector<TeacherToken>>& tokens, const std:
 }
 
 Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,
-                       const std::string& label, float* out) {
+                       const std::string& label, float* out, EncodeResume* resume) {
   if (batch_size == 0) return InvalidArgument("the teacher's batch size must be at least 1");
   std::vector<size_t> order(texts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
   const size_t dims = teacher.dims();
+  const size_t first = resume != nullptr ? std::min(resume->done, order.size()) : 0;
   util::Progress progress(label, texts.size(), "sentences");
   // The work is the text (a long sentence costs more than a short one; they come shortest first).
   double total_bytes = 0, done_bytes = 0;
   for (const std::string& t : texts) total_bytes += static_cast<double>(t.size());
+  for (size_t i = 0; i < first; ++i) done_bytes += static_cast<double>(texts[order[i]].size());
   TeacherOutput result;
   std::vector<std::string> batch;
-  for (size_t start = 0; start < order.size(); start += batch_size) {
+  for (size_t start = first; start < order.size(); start += batch_size) {
     const size_t end = std::min(order.size(), start + batch_size);
     batch.clear();
     for (size_t i = start; i < end; ++i) batch.push_back(texts[order[i]]);
@@ -103,6 +105,12 @@ Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, 
     }
     for (size_t i = start; i < end; ++i) done_bytes += static_cast<double>(texts[order[i]].size());
     progress.Update(end, total_bytes > 0 ? done_bytes / total_bytes : 1);
+    if (resume == nullptr) continue;
+    resume->done = end;
+    if (end < order.size() && resume->stop && resume->stop()) {
+      resume->stopped = true;
+      return Status::Ok();
+    }
   }
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,10 +91,19 @@ std::vector<std::string> TeacherFiles(const TeacherOptions& options);
 // Loads the teacher of options.kind.
 Status LoadTeacher(const TeacherOptions& options, std::unique_ptr<Teacher>* out);
 
+// A teacher pass that can stop and go on later (refine's teacher vectors): the first `done` sentences of
+// the pass's order (shortest first) are in `out` already and are skipped; after each batch `stop` is
+// asked, and when it says so the pass returns early, `done` advanced and `stopped` set.
+struct EncodeResume {
+  size_t done = 0;
+  std::function<bool()> stop;
+  bool stopped = false;
+};
+
 // The teacher's sentence vectors for `texts`, texts.size() x dims() floats into `out` in input order,
 // encoded in batches of `batch_size` shortest first (less padding), with a progress line `label`.
 Status EncodeSentences(Teacher& teacher, const std::vector<std::string>& texts, uint32_t batch_size,
-                       const std::string& label, float* out);
+                       const std::string& label, float* out, EncodeResume* resume = nullptr);
 
 // Torch helpers, implemented in device.cpp (so that callers need no torch headers).
 // Resolves "auto" | "cpu" | "cuda" | "cuda:N" to a device name; "cuda" fails when this libtorch
