@@ -1,4 +1,5 @@
-// swe index build | add | query | get | ids | remove: a search index kept in a file, with its documents.
+// swe index build | add | query | get | ids | remove | compact: a search index kept in a file, with its
+// documents.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -21,6 +22,7 @@ constexpr const char* kIndexUsage =
     "       swe index get INDEX ID...\n"
     "       swe index ids INDEX\n"
     "       swe index remove INDEX ID... [-o OUT]\n"
+    "       swe index compact INDEX\n"
     "\n"
     "build:  encodes the documents of FILE and writes an index that stores them: their ids, texts and\n"
     "        metadata. FILE: the non-blank lines of a text file (id: the line number, from 1), or a .jsonl\n"
@@ -33,7 +35,10 @@ constexpr const char* kIndexUsage =
     "ids:    prints the documents' ids, one per line (backslash and control characters as C escapes:\n"
     "        \\\\, \\n, \\r, \\t, \\xHH).\n"
     "remove: removes the documents and saves the index.\n"
-    "add and remove lock INDEX (flock) from reading it to saving it, so concurrent writers lose nothing.\n"
+    "compact: rewrites INDEX whole, without the change records that add and remove append (they cost what\n"
+    "        they change; the index is compacted by itself once they pass half its size).\n"
+    "add, remove and compact lock INDEX (flock) from reading it to saving it, so concurrent writers lose\n"
+    "nothing.\n"
     "Invalid UTF-8 in FILE is read as U+FFFD (each invalid byte), as 'swe encode' reads it.\n"
     "\n"
     "options:\n"
@@ -254,10 +259,23 @@ int RunRemove(const Args& args) {
   return 0;
 }
 
+int RunCompact(const Args& args) {
+  const std::string command = "swe index compact";
+  util::ParsedArgs parsed = Parse(args, {}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() != 1) throw util::UsageError("expected INDEX", command);
+  const std::string& path = parsed.positional[0];
+  util::FileLock lock;
+  LockIndex(path, &lock);
+  IndexPtr index = LoadIndex(path);
+  Check(swe_index_compact_to_file(index.get(), path.c_str()));
+  return 0;
+}
+
 }  // namespace
 
 int RunIndex(const Args& args) {
-  if (args.empty()) throw util::UsageError("expected build, add, query, get, ids or remove", "swe index");
+  if (args.empty()) throw util::UsageError("expected build, add, query, get, ids, remove or compact", "swe index");
   if (args[0] == "--help" || args[0] == "-h") {
     std::fputs(kIndexUsage, stdout);
     return 0;
@@ -269,6 +287,7 @@ int RunIndex(const Args& args) {
   if (args[0] == "get") return RunGet(rest);
   if (args[0] == "ids") return RunIds(rest);
   if (args[0] == "remove") return RunRemove(rest);
+  if (args[0] == "compact") return RunCompact(rest);
   throw util::UsageError("unknown index command '" + args[0] + "'", "swe index");
 }
 

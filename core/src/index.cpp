@@ -80,22 +80,36 @@ Status Index::Create(uint32_t dims, DType dtype, std::unique_ptr<Index>* out) {
   return Status::Ok();
 }
 
+size_t Index::Slot(uint64_t id) {
+  auto found = slots_->position.find(id);
+  if (found != slots_->position.end()) return found->second;
+  const size_t pos = ids_.size();
+  ids_.push_back(id);
+  next_id_ = std::max(next_id_, id + 1);  // wraps to 0 for 2^64 - 1: no effect, as NextId() says
+  if (dtype_ == DType::kF32) {
+    f32_.resize(f32_.size() + dims_);
+  } else {
+    i8_.resize(i8_.size() + dims_);
+    scales_.push_back(0.0f);
+  }
+  slots_->position.emplace(id, pos);
+  return pos;
+}
+
+void Index::Placed(size_t pos) {
+  if (!binary_enabled()) return;
+  // The center drifts as the index grows: re-centre when it has doubled (amortised O(1) per Add).
+  if (ids_.size() >= 2 * centred_on_) {
+    BuildCodes();
+  } else {
+    SetBits(pos);
+  }
+}
+
 Status Index::Add(uint64_t id, const float* vector) {
   if (vector == nullptr) return InvalidArgument("null vector");
   if (!AllFinite(vector, dims_)) return InvalidArgument("vector has a non-finite value");
-  auto found = slots_->position.find(id);
-  const size_t pos = found != slots_->position.end() ? found->second : ids_.size();
-  if (pos == ids_.size()) {
-    ids_.push_back(id);
-    next_id_ = std::max(next_id_, id + 1);  // wraps to 0 for 2^64 - 1: no effect, as NextId() says
-    if (dtype_ == DType::kF32) {
-      f32_.resize(f32_.size() + dims_);
-    } else {
-      i8_.resize(i8_.size() + dims_);
-      scales_.push_back(0.0f);
-    }
-    slots_->position.emplace(id, pos);
-  }
+  const size_t pos = Slot(id);
   if (dtype_ == DType::kF32) {
     float* row = f32_.data() + pos * dims_;
     std::copy(vector, vector + dims_, row);
@@ -105,14 +119,45 @@ Status Index::Add(uint64_t id, const float* vector) {
     NormalizeL2(unit.data(), dims_);
     scales_[pos] = QuantizeRow(unit.data(), dims_, i8_.data() + pos * dims_);
   }
-  if (binary_enabled()) {
-    // The center drifts as the index grows: re-centre when it has doubled (amortised O(1) per Add).
-    if (ids_.size() >= 2 * centred_on_) {
-      BuildCodes();
-    } else {
-      SetBits(pos);
-    }
+  Placed(pos);
+  return Status::Ok();
+}
+
+size_t Index::row_bytes() const { return dims_ * ElementSize(dtype_); }
+
+bool Index::StoredRow(uint64_t id, uint8_t* row, float* scale) const {
+  auto found = slots_->position.find(id);
+  if (found == slots_->position.end()) return false;
+  const size_t pos = found->second;
+  if (dtype_ == DType::kF32) {
+    std::memcpy(row, f32_.data() + pos * dims_, row_bytes());
+    *scale = 0;
+  } else {
+    std::memcpy(row, i8_.data() + pos * dims_, row_bytes());
+    *scale = scales_[pos];
   }
+  return true;
+}
+
+Status Index::PutStored(uint64_t id, const uint8_t* row, float scale) {
+  if (dtype_ == DType::kF32) {
+    std::vector<float> values(dims_);
+    std::memcpy(values.data(), row, row_bytes());
+    if (!AllFinite(values.data(), dims_)) return Corrupt("index: non-finite vector value");
+    if (!index_internal::RowsAreUnit(values.data(), 1, dims_)) return Corrupt("index: a stored vector is not unit length");
+    const size_t pos = Slot(id);
+    std::copy(values.begin(), values.end(), f32_.data() + pos * dims_);
+    Placed(pos);
+    return Status::Ok();
+  }
+  if (!index_internal::ScaleFitsUnitRow(scale)) return Corrupt("index: a scale is negative, non-finite or too large");
+  if (std::memchr(row, 0x80, dims_) != nullptr) {
+    return Corrupt("index: an int8 vector value is -128 (int8 vectors hold -127..127)");
+  }
+  const size_t pos = Slot(id);
+  std::memcpy(i8_.data() + pos * dims_, row, dims_);
+  scales_[pos] = scale;
+  Placed(pos);
   return Status::Ok();
 }
 

@@ -20,6 +20,8 @@ const kNotBound = {
   swe_model_load_from_file: 'no file system in the module (FILESYSTEM=0)',
   swe_index_load_from_file: 'no file system in the module',
   swe_index_save_to_file: 'no file system in the module',
+  swe_index_compact_to_file: 'no file system in the module',
+  swe_index_refresh_from_file: 'no file system in the module',
   swe_model_get_word: 'not part of the package API',
   swe_model_count_known_words: 'encodeWithInfo reads the count from swe_model_encode_text',
   swe_encoder_new: 'one thread: the calling thread\'s kept encoder serves every call',

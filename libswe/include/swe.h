@@ -276,8 +276,9 @@ typedef struct swe_index swe_index;
 /* A new empty index of `dims`-dimensional vectors stored as SWE_DTYPE_F32 or SWE_DTYPE_INT8. */
 SWE_API swe_status swe_index_create(uint32_t dims, int32_t dtype, swe_index ** out);
 
-/* Reads an index from bytes written by swe_index_save_to_bytes() (validated like a model file).
- * `params` may be NULL for the defaults. */
+/* Reads an index from bytes written by swe_index_save_to_bytes(), or an index file with the change
+ * records later saves appended (docs/FORMAT.md, "Index change log": validated like a model file; a
+ * torn last record, left by an interrupted save, is ignored). `params` may be NULL for the defaults. */
 SWE_API swe_status swe_index_load_from_bytes(const uint8_t * data, size_t size, const swe_load_params * params,
                                              swe_index ** out);
 
@@ -385,15 +386,45 @@ SWE_API swe_status swe_index_set_model(swe_index * index, const swe_model * mode
  * SWE_ERR_INVALID_ARGUMENT with a message naming both otherwise. */
 SWE_API swe_status swe_index_check_model(const swe_index * index, const swe_model * model);
 
-/* Serialises the index into a new buffer: *out_data (free it with swe_free_bytes()) of *out_size bytes. */
+/* Serialises the whole index into a new buffer: *out_data (free it with swe_free_bytes()) of *out_size
+ * bytes, a file with no change records. */
 SWE_API swe_status swe_index_save_to_bytes(const swe_index * index, uint8_t ** out_data, size_t * out_size);
 
-/* Writes the index to the file at `path`, replacing it atomically and durably: a unique temporary file
- * in the same directory (created exclusively, never through a link), fsynced and renamed over `path`,
- * then the directory fsynced; an existing file's mode is kept, and when `path` is a symbolic link the
- * file it points to is replaced. A read-modify-write (load, add, save) by several processes must hold
- * an advisory lock (flock) on the file across it, as `swe index add` does. */
-SWE_API swe_status swe_index_save_to_file(const swe_index * index, const char * path);
+/* Saves the index to the file at `path`, durably. When `path` is the file the index was loaded from
+ * or last saved to, and still holds what the index read or wrote there, the changes made since are
+ * appended as one change record (docs/FORMAT.md, "Index change log": the cost of the changes, not of
+ * the index; a torn record an interrupted save left is cut first) and the file fsynced. Otherwise, and
+ * when the records would pass half of the rest of the file, the whole index is written as
+ * swe_index_compact_to_file() writes it. A read-modify-write (load, add, save) by several processes must
+ * hold an advisory lock (flock) on the file across it, as `swe index add` does; a save from a copy that
+ * is no longer the file's (another writer appended or replaced it since) writes the whole index over
+ * their changes. */
+SWE_API swe_status swe_index_save_to_file(swe_index * index, const char * path);
+
+/* Writes the whole index to the file at `path` with no change records (`swe index compact`), replacing
+ * it atomically and durably: a unique temporary file in the same directory (created exclusively, never
+ * through a link), fsynced and renamed over `path`, then the directory fsynced; an existing file's mode
+ * is kept, and its owner where the process may set it, and when `path` is a symbolic link the file it
+ * points to is replaced. */
+SWE_API swe_status swe_index_compact_to_file(swe_index * index, const char * path);
+
+/* Brings the index up to date with the file at `path` that it was loaded from or last saved to: applies
+ * the change records other writers appended since (the cost of those records), or reads the file whole
+ * when another writer replaced it. *out_changed (may be NULL) is set to 1 when the index changed, else 0.
+ * SWE_ERR_INVALID_ARGUMENT when the index has changes it has not saved. A writer beside others calls it
+ * under the file's lock, before its change (as `swe serve` does). */
+SWE_API swe_status swe_index_refresh_from_file(swe_index * index, const char * path, const swe_load_params * params,
+                                               int32_t * out_changed);
+
+/* For callers that write the file themselves (the npm package): the bytes that bring the file the index
+ * was loaded from (with swe_index_load_from_bytes()) or last saved to up to date: *out_data (free it with
+ * swe_free_bytes()) of *out_size bytes to write at byte *out_offset of that file, which then ends there.
+ * Usually one change record at the file's end (nothing when nothing changed); *out_offset 0 and the whole
+ * index when the index was created rather than loaded, or its records would pass half the file. The
+ * index then counts these bytes as written. A record belongs to its file (docs/FORMAT.md): written
+ * after another, readers ignore it. */
+SWE_API swe_status swe_index_save_changes(swe_index * index, uint8_t ** out_data, size_t * out_size,
+                                          uint64_t * out_offset);
 
 /* Frees a buffer returned by this library (NULL is allowed). */
 SWE_API void swe_free_bytes(void * data);

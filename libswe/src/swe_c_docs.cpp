@@ -121,6 +121,13 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
     uint64_t next = index->index->NextId();  // the entry id a new document gets
     std::unordered_set<std::string_view> seen;
     const uint32_t dims = index->index->dims();
+    const bool journaled = index->has_file && index->journal_complete;
+    if (journaled && n > 0) index->journal.BeginPuts(true);
+    // The documents added before a bad one stay, journaled as they went in.
+    struct Finish {
+      swe_index& index;
+      ~Finish() { swe::capi::AfterChange(index); }
+    } finish{*index};
     for (size_t i = 0; i < n; ++i) {
       if (swe_status s = CheckDoc(docs[i], i); s != SWE_OK) return s;
       std::string_view id(docs[i].id.data, docs[i].id.size);
@@ -142,6 +149,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
         if (!index->index->Contains(entry)) index->docs.Erase(entry);
         return s;
       }
+      if (journaled) index->journal.Put(*index->index, entry, index->docs.Get(entry));
     }
     return SWE_OK;
   });

@@ -44,12 +44,8 @@ swe_status swe_index_load_from_bytes(const uint8_t* data, size_t size, const swe
     SWE_CHECK_ARG(out != nullptr, "swe_index_load_from_bytes: out is NULL");
     *out = nullptr;
     SWE_CHECK_ARG(data != nullptr || size == 0, "swe_index_load_from_bytes: data is NULL");
-    static const uint8_t kEmpty = 0;
     auto handle = std::make_unique<swe_index>();
-    swe_status s = FromStatus(
-        swe::Index::Load(data ? data : &kEmpty, size, &handle->index, swe::capi::ToReadLimits(params), &handle->docs));
-    if (s != SWE_OK) return s;
-    if (!handle->index) return Fail(SWE_ERR_INTERNAL, "reader returned no index");
+    if (swe_status s = swe::capi::LoadInto(data, size, params, handle.get()); s != SWE_OK) return s;
     *out = handle.release();
     return SWE_OK;
   });
@@ -61,9 +57,15 @@ swe_status swe_index_load_from_file(const char* path, const swe_load_params* par
     *out = nullptr;
     SWE_CHECK_ARG(path != nullptr, "swe_index_load_from_file: path is NULL");
     std::vector<uint8_t> bytes;
-    if (swe_status r = swe::capi::ReadSweStream(path, params, &bytes); r != SWE_OK) return r;
-    swe_status s = swe_index_load_from_bytes(bytes.data(), bytes.size(), params, out);
-    if (s != SWE_OK) return Fail(s, std::string(path) + ": " + swe_last_error());
+    swe::util::FileId id;
+    const uint64_t max_bytes = swe::capi::MaxIndexFileBytes(params);
+    if (swe_status r = swe::capi::ReadSweStream(path, params, &bytes, max_bytes, &id); r != SWE_OK) return r;
+    auto handle = std::make_unique<swe_index>();
+    if (swe_status s = swe::capi::LoadInto(bytes.data(), bytes.size(), params, handle.get()); s != SWE_OK) {
+      return Fail(s, std::string(path) + ": " + swe_last_error());
+    }
+    handle->file_id = id;
+    *out = handle.release();
     return SWE_OK;
   });
 }
@@ -83,7 +85,14 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
     SWE_CHECK_ARG(index != nullptr, "swe_index_add: index is NULL");
     SWE_CHECK_ARG(n == 0 || (ids && vectors), "swe_index_add: NULL ids or vectors");
     if (n == 0) return SWE_OK;
-    return FromStatus(index->index->AddBatch(ids, vectors, n));
+    const swe_status s = FromStatus(index->index->AddBatch(ids, vectors, n));
+    if (s != SWE_OK) return s;  // AddBatch checks every vector first: nothing was added
+    if (index->has_file && index->journal_complete) {
+      index->journal.BeginPuts(false);
+      for (size_t i = 0; i < n; ++i) index->journal.Put(*index->index, ids[i], nullptr);
+    }
+    swe::capi::AfterChange(*index);
+    return SWE_OK;
   });
 }
 
@@ -91,8 +100,11 @@ swe_status swe_index_remove(swe_index* index, uint64_t id) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_remove: index is NULL");
     swe_status s = FromStatus(index->index->Remove(id));
-    if (s == SWE_OK) index->docs.Erase(id);
-    return s;
+    if (s != SWE_OK) return s;
+    index->docs.Erase(id);
+    if (index->has_file && index->journal_complete) index->journal.Remove(id);
+    swe::capi::AfterChange(*index);
+    return SWE_OK;
   });
 }
 
@@ -120,7 +132,15 @@ swe_status swe_index_search(const swe_index* index, const float* query, uint32_t
 swe_status swe_index_set_model(swe_index* index, const swe_model* model) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && model, "swe_index_set_model: NULL index or model");
-    index->index->set_model(model->model->provenance().name, model->model->checksum());
+    const swe::Model& m = *model->model;
+    if (index->index->model_name() == m.provenance().name && index->index->model_checksum() == m.checksum()) {
+      return SWE_OK;
+    }
+    index->index->set_model(m.provenance().name, m.checksum());
+    if (index->has_file) {  // the base holds the model: the next save writes it
+      index->journal_complete = false;
+      index->journal.Clear();
+    }
     return SWE_OK;
   });
 }
@@ -139,35 +159,6 @@ swe_status swe_index_check_model(const swe_index* index, const swe_model* model)
       return Fail(SWE_ERR_INVALID_ARGUMENT, "the index has " + std::to_string(ix.dims()) + " dimensions, the model only " +
                                                 std::to_string(m.dims()));
     }
-    return SWE_OK;
-  });
-}
-
-swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, size_t* out_size) {
-  return Guard([&]() -> swe_status {
-    SWE_CHECK_ARG(index && out_data && out_size, "swe_index_save_to_bytes: NULL argument");
-    *out_data = nullptr;
-    *out_size = 0;
-    std::vector<uint8_t> bytes;
-    swe_status s = FromStatus(index->index->Save(&bytes, 3, &index->docs));
-    if (s != SWE_OK) return s;
-    auto* data = static_cast<uint8_t*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
-    if (!data) return Fail(SWE_ERR_OUT_OF_MEMORY, "out of memory");
-    if (!bytes.empty()) std::memcpy(data, bytes.data(), bytes.size());
-    *out_data = data;
-    *out_size = bytes.size();
-    return SWE_OK;
-  });
-}
-
-swe_status swe_index_save_to_file(const swe_index* index, const char* path) {
-  return Guard([&]() -> swe_status {
-    SWE_CHECK_ARG(index && path, "swe_index_save_to_file: NULL index or path");
-    std::vector<uint8_t> bytes;
-    swe_status s = FromStatus(index->index->Save(&bytes, 3, &index->docs));
-    if (s != SWE_OK) return s;
-    std::string error;
-    if (!swe::util::WriteFileAtomically(path, {{bytes.data(), bytes.size()}}, &error)) return Fail(SWE_ERR_IO, error);
     return SWE_OK;
   });
 }

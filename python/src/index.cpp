@@ -1,6 +1,7 @@
 // swe._swe.Index: a flat cosine index over the C API (swe_index_*), the same files as the CLI and npm
-// package write. Searching and saving to a file run without the GIL under a shared lock; changing the
-// index takes the lock exclusively (the C API's rule: adding and removing need exclusive access).
+// package write. Searching and saving to bytes run without the GIL under a shared lock; changing the
+// index and saving to a file (which records where the index stands in it) take the lock exclusively
+// (the C API's rule: adding and removing need exclusive access).
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -14,7 +15,7 @@ namespace {
 
 struct Index {
   swe_index* index = nullptr;
-  mutable std::shared_mutex lock;  // shared: searches and saves without the GIL; exclusive: changes
+  mutable std::shared_mutex lock;  // shared: searches and saves to bytes without the GIL; exclusive: changes, save_file
   Index() = default;
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
@@ -58,9 +59,10 @@ py::bytes SaveBytes(const Index& self) {
   return out;
 }
 
-void SaveFile(const Index& self, const std::string& path) {
+void SaveFile(Index& self, const std::string& path) {
   CheckWithoutGil([&] {
-    std::shared_lock<std::shared_mutex> reading(self.lock);
+    // Exclusive: a save records where the index stands in its file (it appends the changes since).
+    std::unique_lock<std::shared_mutex> writing(self.lock);
     return swe_index_save_to_file(self.index, path.c_str());
   });
 }

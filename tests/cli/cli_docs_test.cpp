@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <map>
@@ -183,6 +184,38 @@ TEST_F(CliTest, IndexKeepsItsDocuments) {
     ExpectOneLineError(b, 1, needle);
     EXPECT_NE(b.err.find("bad.jsonl:"), std::string::npos) << b.err;
   }
+}
+
+// add and remove append their changes to the index file (the same file, a few hundred bytes more);
+// compact rewrites it whole, smaller, with the same documents.
+TEST_F(CliTest, IndexChangesAreAppendedAndCompacted) {
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("docs.txt"), "-o", P("log.swi")}).code, 0);
+  struct stat built;
+  ASSERT_EQ(stat(P("log.swi").c_str(), &built), 0);
+  WriteFile(*dir_ / "one.jsonl", "{\"id\": \"new\", \"text\": \"a cat sat on a mat\"}\n");
+  Result r = Run({"index", "add", P("model.swe"), P("log.swi"), "--docs", P("one.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(Run({"index", "remove", P("log.swi"), "2"}).code, 0);
+  struct stat changed;
+  ASSERT_EQ(stat(P("log.swi").c_str(), &changed), 0);
+  EXPECT_EQ(changed.st_ino, built.st_ino);  // appended to, not replaced
+  EXPECT_GT(changed.st_size, built.st_size);
+  EXPECT_LT(changed.st_size - built.st_size, 1024);
+  std::vector<std::string> ids = Lines(Run({"index", "ids", P("log.swi")}).out);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"1", "4", "5", "new"}));
+  r = Run({"index", "compact", P("log.swi")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  struct stat compacted;
+  ASSERT_EQ(stat(P("log.swi").c_str(), &compacted), 0);
+  EXPECT_NE(compacted.st_ino, built.st_ino);
+  EXPECT_LT(compacted.st_size, changed.st_size);
+  std::vector<std::string> after = Lines(Run({"index", "ids", P("log.swi")}).out);
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, ids);
+  EXPECT_EQ(json::parse(Run({"index", "get", P("log.swi"), "new"}).out)["text"], "a cat sat on a mat");
+  ExpectOneLineError(Run({"index", "compact", P("nope.swi")}), 1, "nope.swi");
+  ExpectOneLineError(Run({"index", "compact"}), 2, "expected INDEX");
 }
 
 // An index written before documents existed: vectors with line-number ids only.

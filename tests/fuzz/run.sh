@@ -18,7 +18,7 @@ cd "$root"
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$(nproc)"
 work=build/fuzz/corpus
-mkdir -p "$work/model" "$work/index" "$work/text" "$work/docs" build/fuzz/artifacts
+mkdir -p "$work/model" "$work/index" "$work/log" "$work/text" "$work/docs" build/fuzz/artifacts
 build/fuzz/tests/fuzz/make_fuzz_seeds "$work"
 printf 'The cat sat on the mat.\nStraße Café 日本語 😀 unaffable\n' > "$work/text/seed0.txt"
 printf '\xff\xfe\xc3\x28 \xe2\x82 ##aff \xf0\x9f' > "$work/text/seed1.txt"
@@ -31,7 +31,7 @@ printf '1{"text": "the cat", "id": "a", "metadata": {"k": [1, {"x": null}]}}\n{"
 printf '1{"text": "a", "metadata": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}\n{"id": "", "text": "b"}\n{"text": 1}\n' > "$work/docs/seed-jsonl-bad.txt"
 printf '0the cat sat\n\n\xff\xfe caf\xc3\xa9\r\nlast' > "$work/docs/seed-text.txt"
 rm -f build/fuzz/*.row
-targets=(model_reader_fuzz:model index_reader_fuzz:index tokenizer_fuzz:text docs_reader_fuzz:docs)
+targets=(model_reader_fuzz:model index_reader_fuzz:index index_log_fuzz:log tokenizer_fuzz:text docs_reader_fuzz:docs)
 
 # fuzz NAME CORPUS: the regression inputs, then the campaign; writes build/fuzz/NAME.{log,row}.
 fuzz() {

@@ -17,6 +17,8 @@
 
 namespace swe {
 
+struct IndexFileState;
+
 struct SearchHit {
   uint64_t id;
   float score;
@@ -26,10 +28,13 @@ class Index {
  public:
   // dtype: DType::kF32 or DType::kInt8.
   static Status Create(uint32_t dims, DType dtype, std::unique_ptr<Index>* out);
-  // Reads an index file written by Save (validated like a model file). `docs` (may be null: they are
-  // then skipped, unvalidated) receives the file's documents.
+  // Reads an index file written by Save (validated like a model file) and applies the change records
+  // after it (docs/FORMAT.md, "Index change log"; index_log.h). `docs` (may be null: they are then
+  // skipped, unvalidated) receives the file's documents; `state` (may be null) where the index stands
+  // in the file, for a writer that appends to it.
   static Status Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out,
-                     const ReadLimits& limits = ReadLimits(), IndexDocs* docs = nullptr);
+                     const ReadLimits& limits = ReadLimits(), IndexDocs* docs = nullptr,
+                     IndexFileState* state = nullptr);
   ~Index();
 
   uint32_t dims() const { return dims_; }
@@ -50,6 +55,13 @@ class Index {
   Status Add(uint64_t id, const float* vector);
   Status AddBatch(const uint64_t* ids, const float* vectors, size_t n);
   Status Remove(uint64_t id);
+  // Bytes of one stored row: dims() floats, or dims() int8 values (with a scale apart).
+  size_t row_bytes() const;
+  // The stored row of `id` into `row` (row_bytes()) and, int8, its scale; false when `id` is absent.
+  bool StoredRow(uint64_t id, uint8_t* row, float* scale) const;
+  // Adds (or replaces) `id` with a row in stored form, as a change record holds it: checked as a
+  // loaded row is (f32: finite and unit length or zero; int8: no -128, scale of a unit vector's row).
+  Status PutStored(uint64_t id, const uint8_t* row, float scale);
   bool Contains(uint64_t id) const noexcept;  // noexcept: swe_index_contains returns only 1 or 0
   // The k best hits for `query` (dims() floats), best first; fewer when the index is smaller.
   Status Search(const float* query, size_t k, std::vector<SearchHit>* hits) const;
@@ -67,8 +79,10 @@ class Index {
   bool binary_enabled() const;
   // Bytes held by the stored vectors, ids, scales and codes (capacities; not the id -> position map).
   size_t MemoryBytes() const;
-  // Appends a .swe index file to `out`, with `docs` (entries of this index) when given and not empty.
-  Status Save(std::vector<uint8_t>* out, int zstd_level = 3, const IndexDocs* docs = nullptr) const;
+  // Appends a .swe index file to `out`, with `docs` (entries of this index) when given and not empty;
+  // `state` (may be null) receives where the index stands in it (a base without change records).
+  Status Save(std::vector<uint8_t>* out, int zstd_level = 3, const IndexDocs* docs = nullptr,
+              IndexFileState* state = nullptr) const;
 
  private:
   Index(uint32_t dims, DType dtype);
@@ -88,6 +102,8 @@ class Index {
   mutable size_t centred_on_ = 0;       // the size the center was computed on
   void BuildCodes() const;              // center on the current mean, code every row
   void SetBits(size_t pos) const;       // from the stored row
+  size_t Slot(uint64_t id);             // the position of `id`, a new one at the end when absent
+  void Placed(size_t pos);              // after a row was stored at `pos`: keeps the codes current
   std::unique_ptr<Slots> slots_;  // id -> position, and the codes' lock
   std::string model_name_;
   uint32_t model_checksum_ = 0;
