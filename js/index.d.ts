@@ -238,6 +238,13 @@ export class Index<ResultId extends number | bigint = number> {
   has(id: Id | string): boolean;
   /** The index as bytes (a .swi file); model.loadIndex() reads them back. */
   save(): Uint8Array;
+  /**
+   * The changes since the index was loaded (or last saveChanges()), as the bytes that bring that file
+   * up to date: write `bytes` at byte `offset` and end the file there. Usually one change record at the
+   * file's end; offset 0 and the whole index when it was created rather than loaded, or its records
+   * would pass half the file.
+   */
+  saveChanges(): { offset: number; bytes: Uint8Array };
   /** Frees the index's wasm memory; later calls throw. Safe to call twice. */
   dispose(): void;
 }

@@ -123,6 +123,7 @@ std::vector<float> Service::Encode(const std::vector<std::string>& texts, uint32
                                 &words));
     *known_words += words;
   }
+  texts_embedded_.fetch_add(texts.size(), std::memory_order_relaxed);
   return out;
 }
 
@@ -201,15 +202,21 @@ Json Service::Search(const Json& body) {
   const double min_score = GetNumber(body, "min_score", -1);
   swe_search_params params = swe_search_default_params();
   params.candidates = GetCount(body, "candidates", 0, 0, UINT32_MAX);
-  const uint32_t dims = RequireIndex();
+  RequireIndex();
+  if (FileMayHaveChanged()) {  // another writer's change: seen by every search that starts after it
+    std::lock_guard<std::mutex> writing(write_mutex_);
+    std::unique_lock<std::shared_mutex> changing(index_mutex_);
+    if (FileMayHaveChanged()) Refresh();
+  }
+  std::shared_lock<std::shared_mutex> lock(index_mutex_);
+  const swe_index* index = index_.get();
+  const uint32_t dims = index_dims_;
   uint64_t words = 0;
   const std::vector<float> vector = Encode({query}, dims, &words);
   std::vector<uint64_t> ids(k);
   std::vector<float> scores(k);
   size_t n = 0;
   Json hits = Json::array();
-  std::shared_lock<std::shared_mutex> lock(index_mutex_);
-  const swe_index* index = index_.get();
   Check(swe_index_search_batch(index, vector.data(), 1, dims, k,
                                            static_cast<float>(min_score), &params, ids.data(), scores.data(), &n));
   for (size_t i = 0; i < n; ++i) {
@@ -218,10 +225,7 @@ Json Service::Search(const Json& body) {
     if (swe_index_get_doc(index, ids[i], &doc) == SWE_OK) {
       hit["id"] = std::string(doc.id.data, doc.id.size);
       hit["text"] = std::string(doc.text.data, doc.text.size);
-      Json metadata;
-      if (doc.metadata.size && TryParseJson({doc.metadata.data, doc.metadata.size}, &metadata)) {
-        hit["metadata"] = std::move(metadata);
-      }
+      cli::AddStoredMetadata({doc.metadata.data, doc.metadata.size}, &hit);
     } else {
       hit["id"] = std::to_string(ids[i]);
     }
@@ -246,31 +250,37 @@ Json Service::AddDocuments(const Json& body) {
     texts.push_back(Texts(text, "text", false, false)[0]);
     metadata.push_back(doc.contains("metadata") && !doc["metadata"].is_null() ? DumpJson(doc["metadata"]) : "");
   }
-  const uint32_t dims = RequireIndex();
+  uint32_t dims = RequireIndex();
   uint64_t words = 0;
-  const std::vector<float> vectors = Encode(texts, dims, &words);
+  std::vector<float> vectors = Encode(texts, dims, &words);  // outside the lock: searches go on meanwhile
   std::vector<swe_doc> docs(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     docs[i] = {{ids[i].data(), ids[i].size()}, {texts[i].data(), texts[i].size()},
                {metadata[i].data(), metadata[i].size()}};
   }
-  std::unique_lock<std::shared_mutex> lock(index_mutex_);
+  std::lock_guard<std::mutex> writing(write_mutex_);
   util::FileLock file_lock;
-  LockAndRefresh(&file_lock);
-  swe_index* index = index_.get();
   size_t replaced = 0;
-  for (const std::string& id : ids) {
-    uint64_t entry = 0;
-    replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
+  swe_status status;
+  std::string error;
+  {
+    std::unique_lock<std::shared_mutex> changing(index_mutex_);  // the change in memory: no search meanwhile
+    LockAndRefresh(&file_lock);
+    if (index_dims_ != dims) {  // the file was replaced by an index of other dims meanwhile
+      dims = index_dims_;
+      vectors = Encode(texts, dims, &words);
+    }
+    swe_index* index = index_.get();
+    for (const std::string& id : ids) {
+      uint64_t entry = 0;
+      replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
+    }
+    status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
+    if (status != SWE_OK) error = swe_last_error();
   }
-  const swe_status status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
-  if (status != SWE_OK) {
-    const std::string error = swe_last_error();
-    Save();  // the documents before the bad one were added: keep the file and the memory alike
-    throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
-  }
-  Save();
-  return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", swe_index_get_size(index_.get())}};
+  Save();  // the documents before a bad one were added: keep the file and the memory alike
+  if (status != SWE_OK) throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
+  return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", index_size()}};
 }
 
 Json Service::RemoveDocuments(const Json& body) {
@@ -282,23 +292,26 @@ Json Service::RemoveDocuments(const Json& body) {
     if (!id.is_string()) throw ApiError(400, "'ids' must be a non-empty array of strings");
   }
   RequireIndex();
-  std::unique_lock<std::shared_mutex> lock(index_mutex_);
+  std::lock_guard<std::mutex> writing(write_mutex_);
   util::FileLock file_lock;
-  LockAndRefresh(&file_lock);
-  swe_index* index = index_.get();
   Json missing = Json::array();
   size_t removed = 0;
-  for (const Json& id : ids) {
-    const std::string text = id.get<std::string>();
-    uint64_t entry = 0;
-    if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
-      ++removed;
-    } else {
-      missing.push_back(text);
+  {
+    std::unique_lock<std::shared_mutex> changing(index_mutex_);
+    LockAndRefresh(&file_lock);
+    swe_index* index = index_.get();
+    for (const Json& id : ids) {
+      const std::string text = id.get<std::string>();
+      uint64_t entry = 0;
+      if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
+        ++removed;
+      } else {
+        missing.push_back(text);
+      }
     }
   }
   if (removed > 0) Save();
-  return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
+  return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", index_size()}};
 }
 
 namespace {
@@ -317,24 +330,42 @@ std::string FileHeader(const std::string& path) {
 
 void Service::RememberFile() {
   struct stat st;
-  if (stat(index_path_.c_str(), &st) != 0) return;
+  if (stat(index_path_.c_str(), &st) == 0) RememberFile(st);
+}
+
+void Service::RememberFile(const struct stat& st) {
   file_dev_ = st.st_dev;
   file_ino_ = st.st_ino;
+  file_size_ = st.st_size;
   file_header_ = FileHeader(index_path_);
 }
 
-bool Service::FileChanged() const {
+bool Service::FileReplaced() const {
   struct stat st;
   if (stat(index_path_.c_str(), &st) != 0) return false;
-  return st.st_dev != file_dev_ || st.st_ino != file_ino_ || FileHeader(index_path_) != file_header_;
+  return static_cast<uint64_t>(st.st_dev) != file_dev_ || static_cast<uint64_t>(st.st_ino) != file_ino_ ||
+         FileHeader(index_path_) != file_header_;
 }
 
-void Service::LockAndRefresh(util::FileLock* file_lock) {
+bool Service::FileMayHaveChanged() const {
+  if (index_path_.empty()) return false;
+  struct stat st;
+  return stat(index_path_.c_str(), &st) == 0 &&
+         (static_cast<uint64_t>(st.st_dev) != file_dev_ || static_cast<uint64_t>(st.st_ino) != file_ino_ ||
+          static_cast<int64_t>(st.st_size) != file_size_);
+}
+
+void Service::Refresh() {
+  // The file as it was before reading it: a change made while it is read makes it differ again, so
+  // the next search refreshes once more rather than missing it.
   struct stat st;
   if (stat(index_path_.c_str(), &st) != 0) return;  // not written yet: the first save creates it
-  std::string error;
-  if (!file_lock->Lock(index_path_, &error)) throw ApiError(500, error);
-  if (!FileChanged()) return;
+  if (file_ino_ != 0 && !FileReplaced()) {  // appended to: apply the new records
+    Check(swe_index_refresh_from_file(index_.get(), index_path_.c_str(), nullptr, nullptr));
+    RememberFile(st);
+    return;
+  }
+  // Replaced (or created by another writer): read whole into a new index, checked before it is used.
   swe_index* reloaded = nullptr;
   Check(swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded));
   cli::IndexPtr fresh(reloaded);
@@ -342,18 +373,39 @@ void Service::LockAndRefresh(util::FileLock* file_lock) {
     throw ApiError(500, index_path_ + " was replaced by an index of another model: " + swe_last_error());
   }
   index_ = std::move(fresh);
-  RememberFile();
+  index_dims_ = swe_index_get_dims(index_.get());
+  RememberFile(st);
+}
+
+void Service::LockAndRefresh(util::FileLock* file_lock) {
+  struct stat st;
+  if (stat(index_path_.c_str(), &st) != 0) return;  // not written yet: the first save creates it
+  std::string error;
+  if (!file_lock->Lock(index_path_, &error)) throw ApiError(500, error);
+  Refresh();
 }
 
 void Service::Save() {
-  if (swe_index_save_to_file(index_.get(), index_path_.c_str()) == SWE_OK) {
+  swe_status saved;
+  {
+    // Searches go on while the change is written: a save changes only where the index stands in its
+    // file, which no search reads (writers are one at a time: write_mutex_).
+    std::shared_lock<std::shared_mutex> reading(index_mutex_);
+    saved = swe_index_save_to_file(index_.get(), index_path_.c_str());
+  }
+  if (saved == SWE_OK) {
     RememberFile();
     return;
   }
   const std::string error = swe_last_error();
   // The change is not on disk: go back to what the file holds so that memory and file agree.
+  std::unique_lock<std::shared_mutex> changing(index_mutex_);
   swe_index* reloaded = nullptr;
-  if (swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded) == SWE_OK) index_.reset(reloaded);
+  if (swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded) == SWE_OK) {
+    index_.reset(reloaded);
+    index_dims_ = swe_index_get_dims(index_.get());
+    RememberFile();
+  }
   throw ApiError(500, "the index could not be saved (the change is undone): " + error);
 }
 

@@ -1,15 +1,19 @@
 // What `swe serve` answers, without HTTP: each endpoint takes the request's JSON and returns the
 // answer's JSON or throws ApiError. It holds the model (immutable, shared by every thread, as swe.h
 // allows) and the optional index, searched under a shared lock and changed under an exclusive one
-// (swe.h: adding and removing need exclusive access), each change saved to its file before the
-// answer. A change also holds the file's advisory lock (util::FileLock, as `swe index add` does) and
-// first reloads the file when another writer replaced it, so neither writer's documents are lost.
+// (swe.h: adding and removing need exclusive access), each change appended to its file before the
+// answer, under the shared lock again (searches go on while it is written and fsynced). A change also holds the file's advisory lock (util::FileLock, as `swe index add` does) and
+// first applies what other writers appended or replaced (swe_index_refresh_from_file), so no writer's
+// documents are lost; a search first does the same when the file grew or was replaced.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "swe/util/file.h"
@@ -43,6 +47,7 @@ class Service {
   Json Health() const;                // GET /health
 
   size_t index_size() const;
+  uint64_t texts_embedded() const { return texts_embedded_.load(std::memory_order_relaxed); }
   const Limits& limits() const { return limits_; }
 
  private:
@@ -52,12 +57,18 @@ class Service {
   // The vectors of `texts` with `dims` dimensions, row-major; *known_words the words that counted.
   std::vector<float> Encode(const std::vector<std::string>& texts, uint32_t dims, uint64_t* known_words) const;
   uint32_t RequireIndex() const;  // the index's dims; ApiError(404) when there is none
-  // Under the exclusive lock, before a change: takes the file's lock into *file_lock and reloads the
-  // index when the file is no longer the one this server last read or wrote.
+  // Under the exclusive lock, before a change: takes the file's lock into *file_lock (when the file
+  // exists) and brings the index up to date with it (Refresh).
   void LockAndRefresh(util::FileLock* file_lock);
-  void Save();  // under the exclusive lock; reloads the file when the write fails
-  void RememberFile();  // the identity of the file just read or written
-  bool FileChanged() const;  // the file is no longer the one RememberFile() saw
+  // Under the exclusive lock: applies the changes other writers appended to the file since this server
+  // last read or wrote it, or reads the file whole when another writer replaced it.
+  void Refresh();
+  // Whether the file may hold changes this server has not read (it grew, or was replaced): one stat.
+  bool FileMayHaveChanged() const;
+  void Save();  // under write_mutex_, takes the shared lock; reloads the file when the write fails
+  void RememberFile();  // the identity and size of the file just read or written
+  void RememberFile(const struct stat& st);
+  bool FileReplaced() const;  // the file is no longer the one RememberFile() saw
 
   cli::ModelPtr model_;
   std::string model_name_;
@@ -67,10 +78,14 @@ class Service {
   uint32_t index_dims_ = 0;
   // The index file this server last read or wrote: its inode (each write renames a new file over it)
   // and its 40-byte header (sizes and checksum), since a freed inode number is soon given again.
-  dev_t file_dev_ = 0;
-  ino_t file_ino_ = 0;
-  std::string file_header_;
-  mutable std::shared_mutex index_mutex_;
+  // (Atomic: searches read them to tell whether to refresh; writers, one at a time, set them.)
+  std::atomic<uint64_t> file_dev_{0};
+  std::atomic<uint64_t> file_ino_{0};
+  std::atomic<int64_t> file_size_{0};  // its size then: appends by other writers make it grow
+  std::string file_header_;  // under write_mutex_
+  mutable std::atomic<uint64_t> texts_embedded_{0};  // counted by Encode, a const method
+  mutable std::shared_mutex index_mutex_;  // shared: searches, saves; exclusive: a change in memory
+  std::mutex write_mutex_;  // one writer at a time, from its refresh to its save
   Limits limits_;
 };
 

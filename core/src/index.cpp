@@ -25,6 +25,12 @@ using index_internal::ElementSize;
 
 constexpr size_t kScanBlock = 1024;  // rows scored per kernel call
 
+// The cosine of two int8 rows from their exact dot product and scales. Rounding each row to int8 can
+// carry it past ±1 (1.00095 was seen): a cosine is clamped, as the f32 rows' never needs.
+inline float Int8Score(int32_t dot, float query_scale, float row_scale) {
+  return std::clamp(static_cast<float>(dot) * query_scale * row_scale, -1.0f, 1.0f);
+}
+
 // Best first: higher score, then lower id.
 bool Better(const SearchHit& a, const SearchHit& b) {
   return a.score > b.score || (a.score == b.score && a.id < b.id);
@@ -106,9 +112,40 @@ void Index::Placed(size_t pos) {
   }
 }
 
+size_t Index::MaxEntries() const {
+  return std::min<size_t>({UINT32_MAX, index_internal::kMaxBlobBytes / 8, index_internal::kMaxBlobBytes / row_bytes()});
+}
+
+namespace {
+Status Full(size_t max, uint32_t dims, DType dtype, size_t wanted) {
+  return TooLarge("one index file holds at most " + std::to_string(max) + " entries of " + std::to_string(dims) +
+                  " " + dtype_name(dtype) + " dimensions, not " + std::to_string(wanted) +
+                  (dtype == DType::kF32 ? " (int8 vectors take a quarter of the room)" : ""));
+}
+}  // namespace
+
+Status Index::Reserve(size_t more) {
+  const size_t max = MaxEntries();
+  if (more > max - std::min(max, ids_.size())) return Full(max, dims_, dtype_, ids_.size() + more);
+  ids_.reserve(ids_.size() + more);
+  if (dtype_ == DType::kF32) {
+    f32_.reserve(f32_.size() + more * dims_);
+  } else {
+    i8_.reserve(i8_.size() + more * dims_);
+    scales_.reserve(scales_.size() + more);
+  }
+  return Status::Ok();
+}
+
+Status Index::CheckRoomFor(uint64_t id) const {
+  if (ids_.size() < MaxEntries() || Contains(id)) return Status::Ok();
+  return Full(MaxEntries(), dims_, dtype_, ids_.size() + 1);
+}
+
 Status Index::Add(uint64_t id, const float* vector) {
   if (vector == nullptr) return InvalidArgument("null vector");
   if (!AllFinite(vector, dims_)) return InvalidArgument("vector has a non-finite value");
+  SWE_RETURN_IF_ERROR(CheckRoomFor(id));
   const size_t pos = Slot(id);
   if (dtype_ == DType::kF32) {
     float* row = f32_.data() + pos * dims_;
@@ -140,6 +177,7 @@ bool Index::StoredRow(uint64_t id, uint8_t* row, float* scale) const {
 }
 
 Status Index::PutStored(uint64_t id, const uint8_t* row, float scale) {
+  SWE_RETURN_IF_ERROR(CheckRoomFor(id));
   if (dtype_ == DType::kF32) {
     std::vector<float> values(dims_);
     std::memcpy(values.data(), row, row_bytes());
@@ -283,7 +321,7 @@ Status Index::Search(const float* query, size_t k, std::vector<SearchHit>* hits)
       const size_t m = std::min(block, count - start);
       kernels.scan_i8(q.data(), i8_.data() + start * dims_, dims_, m, dots.data());
       const float* row_scales = scales_.data() + start;
-      for (size_t j = 0; j < m; ++j) scores[j] = static_cast<float>(dots[j]) * scale * row_scales[j];
+      for (size_t j = 0; j < m; ++j) scores[j] = Int8Score(dots[j], scale, row_scales[j]);
       top.OfferBlock(ids_.data() + start, scores.data(), m);
     }
   }
@@ -339,7 +377,7 @@ Status Index::SearchBinary(const float* query, size_t k, size_t candidates, std:
     } else {
       int32_t dot;
       kernels.scan_i8(q.data(), i8_.data() + size_t{pos} * dims_, dims_, 1, &dot);
-      top.Offer(ids_[pos], static_cast<float>(dot) * scale * scales_[pos]);
+      top.Offer(ids_[pos], Int8Score(dot, scale, scales_[pos]));
     }
   }
   top.Finish(hits);

@@ -22,7 +22,7 @@ namespace {
 using index_internal::AllFinite;
 using index_internal::ElementSize;
 
-constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data
+using index_internal::kMaxBlobBytes;
 
 void PutU64(uint8_t* p, uint64_t v) {
   for (int b = 0; b < 8; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));

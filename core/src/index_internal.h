@@ -23,6 +23,8 @@ struct Index::Slots {
 
 namespace index_internal {
 
+constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data: one table's bytes
+
 inline bool AllFinite(const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (!std::isfinite(x[i])) return false;

@@ -24,7 +24,7 @@ namespace {
 
 constexpr uint8_t kRecordMagic[8] = {0x89, 'S', 'W', 'L', '\r', '\n', 0x1A, '\n'};
 constexpr size_t kRecordHeader = 32;
-constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data
+using index_internal::kMaxBlobBytes;
 
 template <typename T>
 T Get(const uint8_t* p) {

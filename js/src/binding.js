@@ -50,6 +50,7 @@ export const FUNCTIONS = {
   swe_index_set_model: 'status(ptr, ptr)',
   swe_index_check_model: 'status(ptr, ptr)',
   swe_index_save_to_bytes: 'status(ptr, ptr, ptr)',
+  swe_index_save_changes: 'status(ptr, ptr, ptr, ptr)',
   swe_free_bytes: 'void(ptr)',
 };
 
@@ -524,6 +525,21 @@ export class Binding {
       const out = new Uint32Array(this.u8.buffer, p, 2);
       return [out[0], out[1]];
     });
+    return this.takeBytes(ptr, size);
+  }
+
+  /** swe_index_save_changes: { offset, bytes } to write at offset of the index's file (cut there). */
+  indexSaveChanges(index) {
+    const [ptr, size, offset] = this.withScratch(2 * kPtr + kU64, (p) => {
+      this.check(this.c.swe_index_save_changes(index, p, p + kPtr, p + 2 * kPtr), 'saveChanges');
+      const out = new Uint32Array(this.u8.buffer, p, 2);
+      return [out[0], out[1], new BigUint64Array(this.u8.buffer, p + 2 * kPtr, 1)[0]];
+    });
+    return { offset: Number(offset), bytes: this.takeBytes(ptr, size) };
+  }
+
+  // A copy of the `size` bytes the library allocated at `ptr`, which is freed.
+  takeBytes(ptr, size) {
     try {
       return this.u8.slice(ptr, ptr + size);
     } finally {

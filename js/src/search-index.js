@@ -165,6 +165,15 @@ export class Index {
   /** The index as bytes of a .swi file (model.loadIndex() reads them back). */
   save() { return this.#binding.indexSave(this.#index.ptr); }
 
+  /**
+   * The changes since this index was loaded from bytes (or last saveChanges()), as { offset, bytes }:
+   * write `bytes` at byte `offset` of that file and end the file there. Usually one change record after
+   * its last (the cost of the changes, not of the index: docs/FORMAT.md, "Index change log"); offset 0
+   * and the whole index when the index was created rather than loaded, or its records would pass half
+   * the file. A record belongs to its file: written after another, readers ignore it.
+   */
+  saveChanges() { return this.#binding.indexSaveChanges(this.#index.ptr); }
+
   /** Frees the index's memory in the wasm heap. Further use throws; calling it again does nothing. */
   dispose() { this.#index.dispose(); }
 

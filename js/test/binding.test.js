@@ -22,6 +22,7 @@ const kNotBound = {
   swe_index_save_to_file: 'no file system in the module',
   swe_index_compact_to_file: 'no file system in the module',
   swe_index_refresh_from_file: 'no file system in the module',
+  swe_index_reserve: 'adding refuses an entry past the file limit as it comes; the package reserves nothing',
   swe_model_get_word: 'not part of the package API',
   swe_model_count_known_words: 'encodeWithInfo reads the count from swe_model_encode_text',
   swe_encoder_new: 'one thread: the calling thread\'s kept encoder serves every call',

@@ -2,7 +2,7 @@
 // removing, searching one query or many, errors, and files that round-trip with the native CLI.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -126,6 +126,49 @@ test('documents: save and load round-trip in JS and with the native CLI', async 
   assert.deepEqual(a.map((h) => h.id), b.map((h) => h.id));
   for (let i = 0; i < a.length; ++i) assert.ok(Math.abs(a[i].score - b[i].score) < 1e-6);
   native.dispose();
+  index.dispose();
+  model.dispose();
+});
+
+// index.saveChanges(): the bytes to write at an offset of the file the index was loaded from, one
+// change record at its end (the CLI then reads both changes), or the whole index for a new one.
+test('documents: saveChanges appends a record the CLI reads, and the CLI appends records JS reads', async () => {
+  const model = await loadModel(models.f32);
+  const dir = tempDir();
+  const file = join(dir, 'log.swi');
+  const cli = (...args) => execFileSync(nativeCli(), args, { encoding: 'utf8' });
+  const created = model.createIndex();
+  created.addDocs(docs.slice(0, 2));
+  const first = created.saveChanges();
+  assert.equal(first.offset, 0);  // created, not loaded: the whole index
+  writeFileSync(file, first.bytes);
+  created.dispose();
+
+  // The CLI appends its change; JS loads both and appends its own.
+  const jsonl = join(dir, 'more.jsonl');
+  writeFileSync(jsonl, JSON.stringify(docs[2]) + '\n');
+  cli('index', 'add', models.f32, file, '--docs', jsonl);
+  const before = readFileSync(file);
+  const index = model.loadIndex(before);
+  assert.deepEqual(index.ids(), ['guitar', 'onion', 'dog']);
+  assert.deepEqual(index.saveChanges(), { offset: before.length, bytes: new Uint8Array(0) });  // nothing yet
+  index.addDocs([docs[3]]);
+  index.remove('onion');
+  const { offset, bytes } = index.saveChanges();
+  assert.equal(offset, before.length);
+  assert.ok(bytes.length > 0 && bytes.length < 2048, `${bytes.length} bytes for two changes`);
+  const fd = openSync(file, 'r+');
+  writeSync(fd, bytes, 0, bytes.length, offset);
+  closeSync(fd);
+  assert.deepEqual(cli('index', 'ids', file).trim().split('\n').sort(), ['dog', 'guitar', 'stocks']);
+  assert.deepEqual(JSON.parse(cli('index', 'get', file, 'stocks')), { id: 'stocks', text: docs[3].text });
+
+  // A record written after another file's bytes is not that file's: readers ignore it.
+  const other = model.createIndex();
+  other.addDocs([docs[1]]);
+  const foreign = new Uint8Array([...other.save(), ...bytes]);
+  assert.deepEqual(model.loadIndex(foreign).ids(), ['onion']);
+  other.dispose();
   index.dispose();
   model.dispose();
 });

@@ -13,8 +13,10 @@
  *     buffer is too small fails with SWE_ERR_INVALID_ARGUMENT without writing past it.
  *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
  *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
- *     once. An `swe_index` may be searched from many threads at once, but adding, removing and freeing
- *     need exclusive access. An `swe_encoder` serves one thread at a time. (Tested under
+ *     once. An `swe_index` may be searched from many threads at once, but adding, removing, refreshing
+ *     and freeing need exclusive access; saving (swe_index_save_to_file, _compact_to_file,
+ *     _save_changes) changes only where the index stands in its file, so one save may run while other
+ *     threads search, not while they change or save it. An `swe_encoder` serves one thread at a time. (Tested under
  *     ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
  *   - Per-thread state: the swe_model_* encode calls reuse, in each thread until it exits, an encoder
  *     for the model and dims it used last (a few KB; it serves texts of up to 4 KB, longer ones get an
@@ -301,6 +303,12 @@ SWE_API int32_t swe_index_get_dtype(const swe_index * index);
  * is replaced (its document, if it has one, stays). Rejects non-finite values; on failure the index may
  * hold the entries before the bad one. */
 SWE_API swe_status swe_index_add(swe_index * index, const uint64_t * ids, const float * vectors, size_t n);
+
+/* Makes room for `more` entries beyond the index's size. SWE_ERR_TOO_LARGE, with nothing changed, when
+ * one index file could not hold them (its vectors are one table of at most 512 MiB: 524,287 f32
+ * entries of 256 dims, four times as many int8): a caller that knows how many entries come fails
+ * before encoding them. Adding refuses an entry past that limit anyway. */
+SWE_API swe_status swe_index_reserve(swe_index * index, size_t more);
 
 /* Removes the entry `id` (SWE_ERR_NOT_FOUND when absent). */
 SWE_API swe_status swe_index_remove(swe_index * index, uint64_t id);

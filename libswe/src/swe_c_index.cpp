@@ -96,6 +96,13 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
   });
 }
 
+swe_status swe_index_reserve(swe_index* index, size_t more) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(index != nullptr, "swe_index_reserve: index is NULL");
+    return FromStatus(index->index->Reserve(more));
+  });
+}
+
 swe_status swe_index_remove(swe_index* index, uint64_t id) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_remove: index is NULL");

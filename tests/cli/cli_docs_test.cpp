@@ -5,7 +5,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <map>
 #include <string>
 
@@ -175,6 +177,8 @@ TEST_F(CliTest, IndexKeepsItsDocuments) {
       {"{\"text\": \"a\", \"title\": \"x\"}\n", "unknown key \"title\""},
       {"{\"id\": \"a\"}\n", "no \"text\""},
       {"[1]\n", "not a JSON object"},
+      {"{\"text\": \"\\ud800\"}\n", "not valid JSON at column 17: syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"},
+      {"{\"text\": \"a\", }\n", "not valid JSON at column"},
       {"{\"text\": \"a\", \"id\": \"x\"}\n{\"text\": \"b\", \"id\": \"x\"}\n", "used twice"},
       {"{\"text\": \"a\", \"id\": 1.5}\n", "\"id\""},
   };
@@ -216,6 +220,44 @@ TEST_F(CliTest, IndexChangesAreAppendedAndCompacted) {
   EXPECT_EQ(json::parse(Run({"index", "get", P("log.swi"), "new"}).out)["text"], "a cat sat on a mat");
   ExpectOneLineError(Run({"index", "compact", P("nope.swi")}), 1, "nope.swi");
   ExpectOneLineError(Run({"index", "compact"}), 2, "expected INDEX");
+}
+
+// Texts in the tab-separated output of `index query` and `search` are escaped as `index ids` escapes ids:
+// a newline in a text once printed fake hit lines, and escape sequences reached the terminal.
+TEST_F(CliTest, QueryOutputEscapesTexts) {
+  WriteFile(*dir_ / "nasty.jsonl",
+            "{\"id\": \"n\", \"text\": \"a cat\\n2\\t0.9999\\tfake hit\\u001b[31m red\\\\x\"}\n"
+            "{\"id\": \"m\", \"text\": \"a dog\"}\n");
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("nasty.jsonl"), "-o", P("nasty.swi")}).code, 0);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"index", "query", P("model.swe"), P("nasty.swi"), "-k", "2", "cat"},
+        std::vector<std::string>{"search", P("model.swe"), "--index", P("nasty.swi"), "-k", "2", "cat"}}) {
+    Result r = Run(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<std::string> lines = Lines(r.out);
+    ASSERT_EQ(lines.size(), 3u) << r.out;  // "> cat" and two hits
+    EXPECT_EQ(lines[1].substr(lines[1].rfind('\t') + 1), "a cat\\n2\\t0.9999\\tfake hit\\x1b[31m red\\\\x");
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  }
+  Result q = Run({"search", P("model.swe"), "--index", P("nasty.swi"), "a\tcat\x1b"});
+  EXPECT_EQ(Lines(q.out).at(0), "> a\\tcat\\x1b");
+}
+
+// `swe index lock INDEX -- COMMAND` holds the lock the writers take while COMMAND runs (a Node program
+// saving changes), and exits with its status.
+TEST_F(CliTest, IndexLockHoldsTheWritersLockForACommand) {
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("docs.txt"), "-o", P("locked.swi")}).code, 0);
+  EXPECT_EQ(Run({"index", "lock", P("locked.swi"), "--", "sh", "-c", "exit 3"}).code, 3);
+  EXPECT_EQ(Run({"index", "lock", P("locked.swi"), "--", "/nonexistent/program"}).code, 127);
+  ExpectOneLineError(Run({"index", "lock", P("locked.swi")}), 2, "COMMAND");
+  std::thread holder([&] { Run({"index", "lock", P("locked.swi"), "--", "sleep", "1"}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  Result r = Run({"index", "remove", P("locked.swi"), "2"});
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  holder.join();
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_GT(waited, 0.5) << "remove did not wait for the lock";
 }
 
 // An index written before documents existed: vectors with line-number ids only.

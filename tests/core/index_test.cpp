@@ -70,6 +70,12 @@ std::vector<SearchHit> Search(const Index& index, const float* query, size_t k) 
   return hits;
 }
 
+std::vector<SearchHit> SearchBinary(const Index& index, const float* query, size_t k, size_t candidates) {
+  std::vector<SearchHit> hits;
+  EXPECT_TRUE(index.SearchBinary(query, k, candidates, &hits).ok());
+  return hits;
+}
+
 class IndexDTypeTest : public ::testing::TestWithParam<DType> {};
 
 TEST_P(IndexDTypeTest, TopKMatchesBruteForce) {
@@ -474,6 +480,25 @@ TEST(IndexLoad, HugeDeclaredPayloadAllocatesNothing) {
   EXPECT_EQ(LoadBytes(bytes).code(), StatusCode::kTooLarge);  // more than the frame can expand to
   getrusage(RUSAGE_SELF, &after);
   EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "kB of peak memory grew";
+}
+
+// int8 scores are cosines: rounding both rows to int8 once gave a vector's score with itself 1.00095.
+TEST(IndexSearch, Int8ScoresStayWithinOne) {
+  const uint32_t dims = 256;
+  const size_t n = 400;
+  const std::vector<float> v = RandomVectors(n, dims, 17);
+  auto index = MakeIndex(dims, DType::kInt8);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(index->Add(i, v.data() + i * dims).ok());
+  float highest = -2, lowest = 2;
+  for (uint64_t q = 0; q < n; ++q) {
+    std::vector<float> query(v.begin() + q * dims, v.begin() + (q + 1) * dims);
+    highest = std::max({highest, Search(*index, query.data(), 1)[0].score,
+                        SearchBinary(*index, query.data(), 1, 20)[0].score});
+    for (float& x : query) x = -x;  // the vector itself scores lowest
+    lowest = std::min(lowest, Search(*index, query.data(), n).back().score);
+  }
+  EXPECT_LE(highest, 1.0f);
+  EXPECT_GE(lowest, -1.0f);
 }
 
 // A zstd frame of RLE blocks: `payload` bytes of `byte` in 4 bytes per 128 KB, with zstd's content size.

@@ -55,6 +55,13 @@ class Index {
   Status Add(uint64_t id, const float* vector);
   Status AddBatch(const uint64_t* ids, const float* vectors, size_t n);
   Status Remove(uint64_t id);
+  // The most entries one index file can hold: its vectors are one table of at most 512 MiB (524,287
+  // f32 rows of 256 dims; int8 rows are a quarter). Add refuses an entry past it (TooLarge), so an
+  // index that could not be saved is not built.
+  size_t MaxEntries() const;
+  // Makes room for `more` entries, or TooLarge (nothing changed) when the index would pass MaxEntries():
+  // a caller that knows how many entries come fails before the work.
+  Status Reserve(size_t more);
   // Bytes of one stored row: dims() floats, or dims() int8 values (with a scale apart).
   size_t row_bytes() const;
   // The stored row of `id` into `row` (row_bytes()) and, int8, its scale; false when `id` is absent.
@@ -103,6 +110,7 @@ class Index {
   void BuildCodes() const;              // center on the current mean, code every row
   void SetBits(size_t pos) const;       // from the stored row
   size_t Slot(uint64_t id);             // the position of `id`, a new one at the end when absent
+  Status CheckRoomFor(uint64_t id) const;  // TooLarge when `id` is new and the index is full
   void Placed(size_t pos);              // after a row was stored at `pos`: keeps the codes current
   std::unique_ptr<Slots> slots_;  // id -> position, and the codes' lock
   std::string model_name_;
