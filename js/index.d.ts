@@ -134,6 +134,8 @@ export interface Doc<Metadata = unknown> {
   id: string;
   text: string;
   metadata?: Metadata;
+  /** Instead of metadata, when the stored metadata is not JSON within 128 levels (a file not written by swe). */
+  metadataError?: string;
 }
 
 /** A hit: an entry's integer id, or for a document its string id, text and metadata. */
@@ -143,6 +145,7 @@ export interface SearchHit<Id extends number | bigint = number> {
   score: number;
   text?: string;
   metadata?: unknown;
+  metadataError?: string;
 }
 
 /** A failure reported by the core (corrupt model, bad argument, ...); the module stays usable. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { SweError, loadModel } from '../src/index.js';
-import { fixtureModels, nativeCli, tempDir } from './helpers.js';
+import { fixtureModels, nativeCli, repoRoot, tempDir } from './helpers.js';
 
 const models = fixtureModels();
 const docs = [
@@ -169,6 +169,21 @@ test('documents: saveChanges appends a record the CLI reads, and the CLI appends
   const foreign = new Uint8Array([...other.save(), ...bytes]);
   assert.deepEqual(model.loadIndex(foreign).ids(), ['onion']);
   other.dispose();
+  index.dispose();
+  model.dispose();
+});
+
+// Stored metadata that is not JSON within 128 levels (tests/fixtures/stored-metadata.swi, written by core
+// as no swe writer would) is shown as the CLI and swe serve show it: the document without it, and why.
+test('documents: stored metadata that cannot be shown is said so, the rest of the document kept', async () => {
+  const model = await loadModel(models.f32);
+  const index = model.loadIndex(readFileSync(join(repoRoot, 'tests/fixtures/stored-metadata.swi')));
+  assert.deepEqual(index.get('deep'), { id: 'deep', text: 'text of deep',
+                                        metadataError: 'the stored metadata cannot be shown: JSON nested deeper than 128 levels' });
+  assert.deepEqual(index.get('bad'), { id: 'bad', text: 'text of bad', metadataError: 'the stored metadata cannot be shown: not JSON' });
+  assert.deepEqual(index.get('fine'), { id: 'fine', text: 'text of fine', metadata: { k: 1 } });
+  const hits = index.search(new Float32Array([0.1, 0.2, 1, 0]), 3);
+  assert.deepEqual(hits.map((h) => [h.id, 'metadataError' in h, 'metadata' in h]), [['fine', false, true], ['bad', true, false], ['deep', true, false]]);
   index.dispose();
   model.dispose();
 });

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixture.h"
+#include "test_paths.h"
 #include "swe/index.h"
 #include "swe/index_docs.h"
 
@@ -126,6 +128,32 @@ TEST_F(CliRobustTest, TooManyDocumentsForOneFileFailEarly) {
   Result r = Run({"index", "build", P("wide.swe"), "--docs", P("many.txt"), "--dtype", "int8", "-o", P("many.swi"),
                   "--dims", "64"});
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// tests/fixtures/stored-metadata.swi, which the npm and Python packages' tests read: three documents
+// ("deep": metadata 200 levels deep, "bad": not JSON, "fine": {"k": 1}) of 4 dims, written by core (which
+// does not parse metadata) as no writer of swe would. Checked here so that it stays what it says;
+// SWE_UPDATE_FIXTURES=1 rewrites it.
+TEST_F(CliRobustTest, StoredMetadataFixtureIsWhatCoreWrites) {
+  std::unique_ptr<swe::Index> index;
+  ASSERT_TRUE(swe::Index::Create(4, swe::DType::kF32, &index).ok());
+  swe::IndexDocs docs;
+  const std::vector<std::pair<std::string, std::string>> stored = {
+      {"deep", Nested(200)}, {"bad", "{not json"}, {"fine", "{\"k\": 1}"}};
+  for (uint64_t entry = 0; entry < stored.size(); ++entry) {
+    float v[4] = {0, 0, 0, 0};
+    v[entry] = 1;
+    ASSERT_TRUE(index->Add(entry, v).ok());
+    ASSERT_TRUE(docs.Put(entry, {stored[entry].first, "text of " + stored[entry].first, stored[entry].second}).ok());
+  }
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(index->Save(&bytes, 0, &docs).ok());
+  const fs::path fixture = fs::path(swe::test::SourceDir()) / "tests/fixtures/stored-metadata.swi";
+  if (std::getenv("SWE_UPDATE_FIXTURES")) WriteFile(fixture, std::string(bytes.begin(), bytes.end()));
+  EXPECT_EQ(ReadFile(fixture), std::string(bytes.begin(), bytes.end()));
+  Result r = Run({"index", "get", fixture.string(), "deep", "bad", "fine"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out).size(), 3u);
 }
 
 TEST_F(CliRobustTest, ConcurrentAddsLoseNothing) {

@@ -145,3 +145,28 @@ def test_searching_threads_while_another_thread_adds_and_removes(model, sentence
     for t in searchers:
         t.join()
     assert not failures and len(index) == len(sentences) - len(range(102, len(sentences), 3))
+
+
+def test_stored_metadata_that_cannot_be_shown_is_said_so():
+    # tests/fixtures/stored-metadata.swi: metadata 200 levels deep, not JSON, and {"k": 1}, written by core
+    # as no swe writer would; shown as the swe program, swe serve and the npm package show it.
+    index = swe.Index.load(ROOT / "tests/fixtures/stored-metadata.swi")
+    assert index.get("deep") == {"id": "deep", "text": "text of deep",
+                                 "metadata_error": "the stored metadata cannot be shown: JSON nested deeper than 128 levels"}
+    assert index.get("bad")["metadata_error"] == "the stored metadata cannot be shown: not JSON"
+    assert index.get("fine") == {"id": "fine", "text": "text of fine", "metadata": {"k": 1}}
+    hits = index.search(np.array([0.1, 0.2, 1, 0], dtype=np.float32), 3)
+    assert [(h["id"], "metadata_error" in h) for h in hits] == [("fine", False), ("bad", True), ("deep", True)]
+
+
+def test_saves_append_their_changes_to_the_file(model, tmp_path):
+    # A save to the file the index came from appends one change record (docs/FORMAT.md): the file grows
+    # by the change, and loads with it.
+    path = tmp_path / "log.swi"
+    build(model).save(path)
+    before = path.stat().st_size
+    index = swe.Index.load(path, model)
+    index.add(["new"], ["a new document about cats"])
+    index.save(path)
+    assert 0 < path.stat().st_size - before < 2048
+    assert swe.Index.load(path, model).get("new")["text"] == "a new document about cats"
