@@ -64,7 +64,7 @@ def c_api_encoder(model_path, texts):
             status = lib.swe_model_encode_batch(model, ctypes.byref(records, start * ctypes.sizeof(SweText)),
                                                 ctypes.c_size_t(n), None,
                                                 ctypes.byref(pointer.contents, start * dims * 4),
-                                                ctypes.c_size_t(n * dims))
+                                                ctypes.c_size_t(n * dims), None)
             if status != 0:
                 raise RuntimeError("swe_model_encode_batch failed")
         return out

@@ -194,14 +194,14 @@ int main(int argc, char** argv) {
   std::vector<float> out(texts.size() * dims);
 
   for (const Clock::time_point start = Clock::now(); Seconds(start) < warmup;) {
-    Check(swe_model_encode_batch(model, texts.data(), texts.size(), nullptr, out.data(), out.size()), "encode");
+    Check(swe_model_encode_batch(model, texts.data(), texts.size(), nullptr, out.data(), out.size(), nullptr), "encode");
   }
   std::vector<double> rates;
   for (int r = 0; r < repeats; ++r) {
     size_t encoded = 0;
     const Clock::time_point start = Clock::now();
     do {
-      Check(swe_model_encode_batch(model, texts.data(), texts.size(), nullptr, out.data(), out.size()), "encode");
+      Check(swe_model_encode_batch(model, texts.data(), texts.size(), nullptr, out.data(), out.size(), nullptr), "encode");
       encoded += texts.size();
     } while (Seconds(start) < min_time);
     rates.push_back(encoded / Seconds(start));

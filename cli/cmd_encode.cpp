@@ -176,7 +176,8 @@ int RunEncode(const Args& args) {
     batch.resize(lines.size());
     for (size_t i = 0; i < lines.size(); ++i) batch[i] = {lines[i].data(), lines[i].size()};
     vectors.resize(lines.size() * size_t{dims});
-    Check(swe_model_encode_batch(model.get(), batch.data(), batch.size(), &params, vectors.data(), vectors.size()));
+    Check(swe_model_encode_batch(model.get(), batch.data(), batch.size(), &params, vectors.data(), vectors.size(),
+                                nullptr));
     if (npy) {
       npy->Write(vectors.data(), lines.size());
     } else {

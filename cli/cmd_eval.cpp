@@ -67,7 +67,8 @@ eval::Embedder ModelEmbedder(const swe_model* model, uint32_t dims, const std::s
     for (size_t i = 0; i < texts.size(); ++i) batch[i] = {texts[i].data(), texts[i].size()};
     swe_encode_params params = swe_encode_default_params();
     params.dims = dims;
-    if (swe_model_encode_batch(model, batch.data(), batch.size(), &params, out, texts.size() * size_t{dims}) != SWE_OK) {
+    if (swe_model_encode_batch(model, batch.data(), batch.size(), &params, out, texts.size() * size_t{dims}, nullptr) !=
+        SWE_OK) {
       return Status(StatusCode::kInternal, swe_last_error());
     }
     return Status::Ok();

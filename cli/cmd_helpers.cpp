@@ -1,5 +1,6 @@
-// swe dedupe and swe cluster: near-duplicate groups and k-means clusters of a file's documents
-// (the JS package's Model.dedupe and Model.cluster; the math is in vector_helpers.cpp).
+// swe dedupe and swe cluster: near-duplicate groups and k-means clusters of a file's documents, by the
+// C API's swe_vectors_near_duplicates and swe_vectors_kmeans (as the JS and Python packages' dedupe and
+// cluster).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -7,7 +8,6 @@
 #include "commands.h"
 #include "docs_input.h"
 #include "swe/util/args.h"
-#include "vector_helpers.h"
 
 namespace swe::cli {
 namespace {
@@ -51,7 +51,7 @@ struct Encoded {
   std::vector<DocInput> docs;
   std::vector<float> vectors;
   uint32_t dims = 0;
-  std::vector<bool> known;  // whether a document has a word the model knows
+  std::vector<uint32_t> known;  // how many words of each document the model knows
 };
 
 Encoded ReadAndEncode(const util::ParsedArgs& parsed, const std::string& command) {
@@ -63,18 +63,13 @@ Encoded ReadAndEncode(const util::ParsedArgs& parsed, const std::string& command
   e.docs = ReadDocInputs(parsed.get("docs"));
   std::vector<std::string> texts;
   for (const DocInput& doc : e.docs) texts.push_back(doc.text);
-  e.vectors = EncodeAll(model.get(), texts, e.dims, "encoding");
-  for (const DocInput& doc : e.docs) {
-    uint32_t known = 0;
-    Check(swe_model_count_known_words(model.get(), doc.text.data(), doc.text.size(), &known));
-    e.known.push_back(known > 0);
-  }
+  e.vectors = EncodeAll(model.get(), texts, e.dims, "encoding", &e.known);
   return e;
 }
 
 void ReportUnknown(const Encoded& e, const char* what) {
   for (size_t i = 0; i < e.docs.size(); ++i) {
-    if (!e.known[i]) std::fprintf(stderr, "swe: document %s has no word the model knows: %s\n", e.docs[i].id.c_str(), what);
+    if (e.known[i] == 0) std::fprintf(stderr, "swe: document %s has no word the model knows: %s\n", e.docs[i].id.c_str(), what);
   }
 }
 
@@ -91,8 +86,14 @@ int RunDedupe(const Args& args) {
   const double threshold = parsed.has("threshold") ? util::ParseNumber(parsed.get("threshold"), "--threshold", -1, 1) : 0.9;
   Encoded e = ReadAndEncode(parsed, command);
   ReportUnknown(e, "a group of its own");
+  const size_t n = e.docs.size();
+  std::vector<size_t> group_of(n);
+  std::vector<float> scores(n);
+  size_t n_groups = 0;
+  Check(swe_vectors_near_duplicates(e.vectors.data(), n, e.dims, threshold, group_of.data(), scores.data(), &n_groups));
+  std::vector<std::vector<size_t>> groups(n_groups);  // each group's documents, its first the one kept
+  for (size_t i = 0; i < n; ++i) groups[group_of[i]].push_back(i);
   std::string out;
-  std::vector<std::vector<size_t>> groups = NearDuplicateGroups(e.vectors.data(), e.docs.size(), e.dims, threshold);
   for (size_t g = 0; g < groups.size(); ++g) {
     const DocInput& kept = e.docs[groups[g][0]];
     if (!parsed.has("json")) {
@@ -102,13 +103,12 @@ int RunDedupe(const Args& args) {
     nlohmann::ordered_json duplicates = nlohmann::ordered_json::array();
     for (size_t m = 1; m < groups[g].size(); ++m) {
       const DocInput& doc = e.docs[groups[g][m]];
-      const float score = static_cast<float>(RowCosine(e.vectors.data(), e.dims, groups[g][0], groups[g][m]));
-      duplicates.push_back({{"id", doc.id}, {"text", doc.text}, {"score", JsonFloat(score)}});
+      duplicates.push_back({{"id", doc.id}, {"text", doc.text}, {"score", JsonFloat(scores[groups[g][m]])}});
     }
     out += JsonLine({{"group", g}, {"id", kept.id}, {"text", kept.text}, {"duplicates", std::move(duplicates)}});
   }
   PrintLine(out);
-  std::fprintf(stderr, "swe: %zu documents, %zu groups\n", e.docs.size(), groups.size());
+  std::fprintf(stderr, "swe: %zu documents, %zu groups\n", n, groups.size());
   return 0;
 }
 
@@ -124,27 +124,26 @@ int RunCluster(const Args& args) {
   }
   if (!parsed.has("k")) throw util::UsageError("-k K is required", command);
   const uint64_t k = util::ParseCount(parsed.get("k"), "-k", 1, UINT32_MAX);
-  const uint32_t seed = static_cast<uint32_t>(parsed.has("seed") ? util::ParseCount(parsed.get("seed"), "--seed", 0, UINT32_MAX) : 0);
-  const int restarts = static_cast<int>(
-      parsed.has("restarts") ? util::ParseCount(parsed.get("restarts"), "--restarts", 1, 1000) : kDefaultKMeansRestarts);
-  Encoded e = ReadAndEncode(parsed, command);
-  // k-means over the documents with a known word only: a zero vector is no point on the unit sphere.
-  std::vector<size_t> rows;
-  std::vector<float> vectors;
-  for (size_t i = 0; i < e.docs.size(); ++i) {
-    if (!e.known[i]) continue;
-    rows.push_back(i);
-    vectors.insert(vectors.end(), e.vectors.begin() + i * e.dims, e.vectors.begin() + (i + 1) * e.dims);
+  swe_kmeans_params params = swe_kmeans_default_params();
+  if (parsed.has("seed")) params.seed = static_cast<uint32_t>(util::ParseCount(parsed.get("seed"), "--seed", 0, UINT32_MAX));
+  if (parsed.has("restarts")) {
+    params.restarts = static_cast<uint32_t>(util::ParseCount(parsed.get("restarts"), "--restarts", 1, 1000));
   }
-  if (k > rows.size()) {
-    throw util::UsageError("-k " + std::to_string(k) + " is more than the " + std::to_string(rows.size()) +
+  Encoded e = ReadAndEncode(parsed, command);
+  // The documents with a known word are clustered (swe_vectors_kmeans leaves zero vectors out).
+  size_t clustered = 0;
+  for (uint32_t known : e.known) clustered += known > 0;
+  if (k > clustered) {
+    throw util::UsageError("-k " + std::to_string(k) + " is more than the " + std::to_string(clustered) +
                                " documents with a known word",
                            command);
   }
   ReportUnknown(e, "in no cluster");
-  KMeansResult result = KMeans(vectors.data(), rows.size(), e.dims, static_cast<uint32_t>(k), seed, restarts);
-  std::vector<int32_t> labels(e.docs.size(), -1);
-  for (size_t r = 0; r < rows.size(); ++r) labels[rows[r]] = result.labels[r];
+  std::vector<int32_t> labels(e.docs.size());
+  double inertia = 0;
+  uint32_t iterations = 0;
+  Check(swe_vectors_kmeans(e.vectors.data(), e.docs.size(), e.dims, static_cast<uint32_t>(k), &params, labels.data(),
+                           nullptr, &inertia, &iterations));
   std::string out;
   for (size_t i = 0; i < e.docs.size(); ++i) {
     if (parsed.has("json")) {
@@ -155,8 +154,8 @@ int RunCluster(const Args& args) {
     }
   }
   PrintLine(out);
-  std::fprintf(stderr, "swe: %zu documents in %llu clusters, inertia %.6g after %d iterations\n", rows.size(),
-               static_cast<unsigned long long>(k), result.inertia, result.iterations);
+  std::fprintf(stderr, "swe: %zu documents in %llu clusters, inertia %.6g after %u iterations\n", clustered,
+               static_cast<unsigned long long>(k), inertia, iterations);
   return 0;
 }
 

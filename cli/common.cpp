@@ -40,9 +40,10 @@ std::vector<std::string> ReadLines(const std::string& path) {
 }
 
 std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,
-                             const std::string& label) {
+                             const std::string& label, std::vector<uint32_t>* known_words) {
   constexpr size_t kBatch = 4096;
   std::vector<float> out(texts.size() * size_t{dims});
+  if (known_words) known_words->assign(texts.size(), 0);
   swe_encode_params params = swe_encode_default_params();
   params.dims = dims;
   util::Progress progress(label, texts.size());
@@ -51,7 +52,8 @@ std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::stri
     size_t n = std::min(kBatch, texts.size() - start);
     batch.resize(n);
     for (size_t i = 0; i < n; ++i) batch[i] = {texts[start + i].data(), texts[start + i].size()};
-    Check(swe_model_encode_batch(model, batch.data(), n, &params, out.data() + start * dims, n * size_t{dims}));
+    Check(swe_model_encode_batch(model, batch.data(), n, &params, out.data() + start * dims, n * size_t{dims},
+                                 known_words ? known_words->data() + start : nullptr));
     progress.Update(start + n);
   }
   progress.Finish();

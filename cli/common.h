@@ -45,9 +45,10 @@ IndexPtr LoadIndex(const std::string& path);
 // The lines of a file ("-" = stdin), without their line ends ("\n" or "\r\n").
 std::vector<std::string> ReadLines(const std::string& path);
 
-// Encodes `texts` in batches into n * dims floats, with a progress bar labelled `label`.
+// Encodes `texts` in batches into n * dims floats, with a progress bar labelled `label`;
+// `known_words` (optional) receives how many words of each text the model knows.
 std::vector<float> EncodeAll(const swe_model* model, const std::vector<std::string>& texts, uint32_t dims,
-                             const std::string& label);
+                             const std::string& label, std::vector<uint32_t>* known_words = nullptr);
 // Encodes one text.
 // `known_words` (optional) receives how many of its words the model knows.
 std::vector<float> EncodeOne(const swe_model* model, const std::string& text, uint32_t dims,

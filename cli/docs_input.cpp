@@ -50,7 +50,7 @@ void AddDocs(const swe_model* model, swe_index* index, const std::vector<DocInpu
       batch[i] = {{d.id.data(), d.id.size()}, texts[i], {d.metadata.data(), d.metadata.size()}};
     }
     vectors.resize(n * size_t{params.dims});
-    Check(swe_model_encode_batch(model, texts.data(), n, &params, vectors.data(), vectors.size()));
+    Check(swe_model_encode_batch(model, texts.data(), n, &params, vectors.data(), vectors.size(), nullptr));
     Check(swe_index_add_docs(index, batch.data(), vectors.data(), n));
     progress.Update(start + n);
   }

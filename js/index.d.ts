@@ -120,7 +120,7 @@ export interface KMeansOptions {
 }
 
 export interface KMeansResult {
-  /** The cluster (0 .. k-1) of each row / text. */
+  /** The cluster (0 .. k-1) of each row / text; -1 for a zero row (a text with no known word). */
   labels: Int32Array;
   /** k × dims centroids, row-major. */
   centroids: Float32Array;
@@ -176,15 +176,21 @@ export class Model {
   encodeWithInfo(texts: string | readonly string[], options?: EncodeOptions): { vectors: Float32Array; knownWords: Uint32Array };
   /** Cosine similarities of texts a with texts b (default a): a.length × b.length, row-major. */
   similarityMatrix(a: readonly string[], b?: readonly string[], options?: EncodeOptions): Float32Array;
-  /** The texts by similarity to the query, best first (ties by index); [] when the query has no known word. */
+  /**
+   * The texts by similarity to the query, best first (ties by index), scored as `swe search` scores
+   * them; [] when the query has no known word.
+   */
   rank(query: string, texts: readonly string[], options?: RankOptions): RankedText[];
-  /** rank() cut to the k best. */
+  /** rank() cut to the k best (without ranking the rest). */
   topk(query: string, texts: readonly string[], k: number, options?: RankOptions): RankedText[];
   /** The texts with similarity to the query ≥ threshold, in their order. */
   filter(query: string, texts: readonly string[], threshold: number, options?: EncodeOptions): string[];
   /** Near-duplicate groups (indices; each member within `threshold`, default 0.9, of the group's first) and the first text of each. */
   dedupe(texts: readonly string[], threshold?: number, options?: EncodeOptions): { texts: string[]; groups: number[][] };
-  /** k-means of the texts' vectors, the best of several k-means++ starts from a seed (deterministic). */
+  /**
+   * k-means of the texts' vectors, the best of several k-means++ starts from a seed (deterministic, and
+   * `swe cluster`'s); a text with no known word is in no cluster (label -1).
+   */
   cluster(texts: readonly string[], k: number, options?: KMeansOptions & EncodeOptions): KMeansResult;
   /** Cosine similarity of two texts' vectors, in [-1, 1] (0 when either has no known word). */
   similarity(a: string, b: string, options?: EncodeOptions): number;
@@ -264,9 +270,15 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number;
 /** Cosine similarities of the rows of a with the rows of b (default a), each of dims floats. */
 export function similarityMatrix(a: Float32Array | Float64Array | number[], b: Float32Array | Float64Array | number[], dims: number): Float32Array;
 export function similarityMatrix(a: Float32Array | Float64Array | number[], dims: number): Float32Array;
-/** Near-duplicate groups of rows (see Model.dedupe). */
+/**
+ * Near-duplicate groups of rows (see Model.dedupe), computed as float32 by the WebAssembly module:
+ * call after initialize() or loadModel() has resolved.
+ */
 export function nearDuplicateGroups(vectors: Float32Array | Float64Array | number[], dims: number, threshold: number): number[][];
-/** k-means of rows of dims floats (see Model.cluster). */
+/**
+ * k-means of rows of dims floats (see Model.cluster), computed as float32 by the WebAssembly module:
+ * call after initialize() or loadModel() has resolved.
+ */
 export function kmeans(vectors: Float32Array | Float64Array | number[], dims: number, k: number, options?: KMeansOptions): KMeansResult;
 
 /** Embeddings with LangChain.js's interface (duck-typed: no dependency on LangChain). */

@@ -25,6 +25,8 @@ bash tests/trainer/quickstart.sh 2>&1 | tee build/trainer-quickstart.log
 # The native release tarball, used as a user would: pkg-config and find_package(swe) in a clean prefix.
 bash scripts/release.sh >/dev/null
 bash tests/release/check.sh "dist/swe-$(head -n1 VERSION)-linux-$(uname -m).tar.gz" 2>&1 | tee build/release-check.log
+# README's JavaScript quick start, as written, on the npm packages release.sh just packed.
+bash tests/release/readme_test.sh 2>&1 | tee -a build/release-check.log
 # The PostgreSQL extension against real servers, scale-out and its release tarball included.
 bash tests/postgres/run.sh 2>&1 | tee build/postgres-test.log
 # The Python package: its wheel in a fresh venv, pytest (a Dask LocalCluster included).

@@ -70,7 +70,7 @@ Service::Service(cli::ModelPtr model, const std::string& index_path, const Limit
   if (stat(index_path_.c_str(), &st) != 0 && errno == ENOENT) {
     swe_index* raw = nullptr;
     cli::Check(swe_index_create(swe_model_get_dims(model_.get()), SWE_DTYPE_F32, &raw));
-    index_.reset(raw);
+    index_.reset(raw, swe_index_free);
     cli::Check(swe_index_set_model(index_.get(), model_.get()));
     index_dims_ = swe_index_get_dims(index_.get());
     return;
@@ -116,13 +116,13 @@ std::vector<float> Service::Encode(const std::vector<std::string>& texts, uint32
   std::vector<float> out(texts.size() * size_t{dims});
   swe_encode_params params = swe_encode_default_params();
   params.dims = dims;
+  std::vector<swe_text> batch(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) batch[i] = {texts[i].data(), texts[i].size()};
+  std::vector<uint32_t> words(texts.size());
+  Check(swe_model_encode_batch(model_.get(), batch.data(), batch.size(), &params, out.data(), out.size(),
+                               words.data()));
   *known_words = 0;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    uint32_t words = 0;
-    Check(swe_model_encode_text(model_.get(), texts[i].data(), texts[i].size(), &params, out.data() + i * dims, dims,
-                                &words));
-    *known_words += words;
-  }
+  for (uint32_t w : words) *known_words += w;
   texts_embedded_.fetch_add(texts.size(), std::memory_order_relaxed);
   return out;
 }
@@ -189,9 +189,11 @@ std::string Service::Embed(const Json& body) {
 }
 
 uint32_t Service::RequireIndex() const {
-  if (!index_) throw ApiError(404, "no index is loaded: start the server with --index FILE");
+  if (index_path_.empty()) throw ApiError(404, "no index is loaded: start the server with --index FILE");
   return index_dims_;
 }
+
+std::shared_ptr<swe_index> Service::Index() const { return std::atomic_load(&index_); }
 
 Json Service::Search(const Json& body) {
   RequireObject(body);
@@ -204,21 +206,20 @@ Json Service::Search(const Json& body) {
   params.candidates = GetCount(body, "candidates", 0, 0, UINT32_MAX);
   RequireIndex();
   if (FileMayHaveChanged()) {  // another writer's change: seen by every search that starts after it
-    std::lock_guard<std::mutex> writing(write_mutex_);
-    std::unique_lock<std::shared_mutex> changing(index_mutex_);
+    std::lock_guard<std::mutex> changing(change_mutex_);
     if (FileMayHaveChanged()) Refresh();
   }
-  std::shared_lock<std::shared_mutex> lock(index_mutex_);
-  const swe_index* index = index_.get();
-  const uint32_t dims = index_dims_;
+  const std::shared_ptr<swe_index> kept = Index();
+  const swe_index* index = kept.get();
+  const uint32_t dims = swe_index_get_dims(index);  // the dims of the index searched
   uint64_t words = 0;
   const std::vector<float> vector = Encode({query}, dims, &words);
   std::vector<uint64_t> ids(k);
   std::vector<float> scores(k);
   size_t n = 0;
   Json hits = Json::array();
-  Check(swe_index_search_batch(index, vector.data(), 1, dims, k,
-                                           static_cast<float>(min_score), &params, ids.data(), scores.data(), &n));
+  Check(swe_index_search_batch(index, vector.data(), 1, dims, k, static_cast<float>(min_score), &params, ids.data(),
+                               scores.data(), &n));
   for (size_t i = 0; i < n; ++i) {
     Json hit = {{"score", cli::JsonFloat(scores[i])}};
     swe_doc doc;
@@ -252,35 +253,33 @@ Json Service::AddDocuments(const Json& body) {
   }
   uint32_t dims = RequireIndex();
   uint64_t words = 0;
-  std::vector<float> vectors = Encode(texts, dims, &words);  // outside the lock: searches go on meanwhile
+  std::vector<float> vectors = Encode(texts, dims, &words);  // before the lock: other changes go on meanwhile
   std::vector<swe_doc> docs(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     docs[i] = {{ids[i].data(), ids[i].size()}, {texts[i].data(), texts[i].size()},
                {metadata[i].data(), metadata[i].size()}};
   }
-  std::lock_guard<std::mutex> writing(write_mutex_);
+  std::lock_guard<std::mutex> changing(change_mutex_);
   util::FileLock file_lock;
-  size_t replaced = 0;
-  swe_status status;
-  std::string error;
-  {
-    std::unique_lock<std::shared_mutex> changing(index_mutex_);  // the change in memory: no search meanwhile
-    LockAndRefresh(&file_lock);
-    if (index_dims_ != dims) {  // the file was replaced by an index of other dims meanwhile
-      dims = index_dims_;
-      vectors = Encode(texts, dims, &words);
-    }
-    swe_index* index = index_.get();
-    for (const std::string& id : ids) {
-      uint64_t entry = 0;
-      replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
-    }
-    status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
-    if (status != SWE_OK) error = swe_last_error();
+  LockAndRefresh(&file_lock);
+  if (index_dims_ != dims) {  // the file was replaced by an index of other dims meanwhile
+    dims = index_dims_;
+    vectors = Encode(texts, dims, &words);
   }
-  Save();  // the documents before a bad one were added: keep the file and the memory alike
-  if (status != SWE_OK) throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
-  return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", index_size()}};
+  swe_index* index = index_.get();
+  size_t replaced = 0;
+  for (const std::string& id : ids) {
+    uint64_t entry = 0;
+    replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
+  }
+  const swe_status status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
+  if (status != SWE_OK) {
+    const std::string error = swe_last_error();
+    Save();  // the documents before the bad one were added: keep the file and the memory alike
+    throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
+  }
+  Save();
+  return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", swe_index_get_size(index_.get())}};
 }
 
 Json Service::RemoveDocuments(const Json& body) {
@@ -292,26 +291,23 @@ Json Service::RemoveDocuments(const Json& body) {
     if (!id.is_string()) throw ApiError(400, "'ids' must be a non-empty array of strings");
   }
   RequireIndex();
-  std::lock_guard<std::mutex> writing(write_mutex_);
+  std::lock_guard<std::mutex> changing(change_mutex_);
   util::FileLock file_lock;
+  LockAndRefresh(&file_lock);
+  swe_index* index = index_.get();
   Json missing = Json::array();
   size_t removed = 0;
-  {
-    std::unique_lock<std::shared_mutex> changing(index_mutex_);
-    LockAndRefresh(&file_lock);
-    swe_index* index = index_.get();
-    for (const Json& id : ids) {
-      const std::string text = id.get<std::string>();
-      uint64_t entry = 0;
-      if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
-        ++removed;
-      } else {
-        missing.push_back(text);
-      }
+  for (const Json& id : ids) {
+    const std::string text = id.get<std::string>();
+    uint64_t entry = 0;
+    if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
+      ++removed;
+    } else {
+      missing.push_back(text);
     }
   }
   if (removed > 0) Save();
-  return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", index_size()}};
+  return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
 }
 
 namespace {
@@ -372,8 +368,8 @@ void Service::Refresh() {
   if (swe_index_check_model(fresh.get(), model_.get()) != SWE_OK) {
     throw ApiError(500, index_path_ + " was replaced by an index of another model: " + swe_last_error());
   }
-  index_ = std::move(fresh);
-  index_dims_ = swe_index_get_dims(index_.get());
+  index_dims_ = swe_index_get_dims(fresh.get());
+  std::atomic_store(&index_, std::shared_ptr<swe_index>(std::move(fresh)));
   RememberFile(st);
 }
 
@@ -386,24 +382,17 @@ void Service::LockAndRefresh(util::FileLock* file_lock) {
 }
 
 void Service::Save() {
-  swe_status saved;
-  {
-    // Searches go on while the change is written: a save changes only where the index stands in its
-    // file, which no search reads (writers are one at a time: write_mutex_).
-    std::shared_lock<std::shared_mutex> reading(index_mutex_);
-    saved = swe_index_save_to_file(index_.get(), index_path_.c_str());
-  }
-  if (saved == SWE_OK) {
+  // The library saves while searches go on (swe.h): a save changes only where the index stands in its file.
+  if (swe_index_save_to_file(index_.get(), index_path_.c_str()) == SWE_OK) {
     RememberFile();
     return;
   }
   const std::string error = swe_last_error();
   // The change is not on disk: go back to what the file holds so that memory and file agree.
-  std::unique_lock<std::shared_mutex> changing(index_mutex_);
   swe_index* reloaded = nullptr;
   if (swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded) == SWE_OK) {
-    index_.reset(reloaded);
-    index_dims_ = swe_index_get_dims(index_.get());
+    index_dims_ = swe_index_get_dims(reloaded);
+    std::atomic_store(&index_, std::shared_ptr<swe_index>(reloaded, swe_index_free));
     RememberFile();
   }
   throw ApiError(500, "the index could not be saved (the change is undone): " + error);
@@ -411,14 +400,13 @@ void Service::Save() {
 
 Json Service::Health() const {
   Json out = {{"status", "ok"}, {"model", model_name_}, {"dims", swe_model_get_dims(model_.get())}};
-  if (index_) out["index_size"] = index_size();
+  if (!index_path_.empty()) out["index_size"] = index_size();
   return out;
 }
 
 size_t Service::index_size() const {
-  if (!index_) return 0;
-  std::shared_lock<std::shared_mutex> lock(index_mutex_);
-  return swe_index_get_size(index_.get());
+  if (index_path_.empty()) return 0;
+  return swe_index_get_size(Index().get());
 }
 
 }  // namespace swe::serve

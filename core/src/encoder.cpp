@@ -24,7 +24,7 @@ uint32_t Encoder::Encode(std::string_view text, float* out) {
 
 // A chunk of texts goes through the tokenizer at once (their lookups overlap across texts), then each
 // text's rows are prefetched while the text before it is summed.
-void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
+void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out, uint32_t* n_words) {
   constexpr size_t kChunk = 64;
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t count = std::min(kChunk, n - start);
@@ -35,7 +35,8 @@ void Encoder::EncodeBatch(const std::string_view* texts, size_t n, float* out) {
     prefetch(0);
     for (size_t i = 0; i < count; ++i) {
       if (i + 1 < count) prefetch(i + 1);
-      Sum(ids_.data() + offsets_[i], offsets_[i + 1] - offsets_[i], out + (start + i) * dims_);
+      const uint32_t used = Sum(ids_.data() + offsets_[i], offsets_[i + 1] - offsets_[i], out + (start + i) * dims_);
+      if (n_words != nullptr) n_words[start + i] = used;
     }
   }
 }

@@ -22,52 +22,14 @@ namespace {
 
 using index_internal::AllFinite;
 using index_internal::ElementSize;
-
-constexpr size_t kScanBlock = 1024;  // rows scored per kernel call
+using index_internal::kScanBlock;
+using index_internal::TopK;
 
 // The cosine of two int8 rows from their exact dot product and scales. Rounding each row to int8 can
 // carry it past ±1 (1.00095 was seen): a cosine is clamped, as the f32 rows' never needs.
 inline float Int8Score(int32_t dot, float query_scale, float row_scale) {
   return std::clamp(static_cast<float>(dot) * query_scale * row_scale, -1.0f, 1.0f);
 }
-
-// Best first: higher score, then lower id.
-bool Better(const SearchHit& a, const SearchHit& b) {
-  return a.score > b.score || (a.score == b.score && a.id < b.id);
-}
-
-// Keeps the k best hits seen so far; the worst of them on top of a heap.
-class TopK {
- public:
-  explicit TopK(size_t k) : k_(k) { heap_.reserve(k); }
-  void Offer(uint64_t id, float score) {
-    const SearchHit hit{id, score};
-    if (heap_.size() < k_) {
-      heap_.push_back(hit);
-      std::push_heap(heap_.begin(), heap_.end(), Better);
-    } else if (Better(hit, heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), Better);
-      heap_.back() = hit;
-      std::push_heap(heap_.begin(), heap_.end(), Better);
-    }
-  }
-  // Offers a block of rows, reading the id only of a row whose score may enter (a tie with the k-th
-  // best may: the lower id wins): most rows of a large index fall below it, and their ids are a
-  // stream of their own (8 bytes a row).
-  void OfferBlock(const uint64_t* ids, const float* scores, size_t m) {
-    for (size_t j = 0; j < m; ++j) {
-      if (heap_.size() < k_ || scores[j] >= heap_.front().score) Offer(ids[j], scores[j]);
-    }
-  }
-  void Finish(std::vector<SearchHit>* out) {
-    std::sort_heap(heap_.begin(), heap_.end(), Better);
-    *out = std::move(heap_);
-  }
-
- private:
-  size_t k_;
-  std::vector<SearchHit> heap_;
-};
 
 }  // namespace
 

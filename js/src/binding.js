@@ -11,7 +11,7 @@ import { SweError } from './checks.js';
 
 /**
  * The C functions the package calls, as `return(parameters)` in the kinds swe.h's types have in wasm32:
- * status (swe_status), i32, u32, u64 (a BigInt in JS), f32, size (size_t: a number), ptr, void.
+ * status (swe_status), i32, u32, u64 (a BigInt in JS), f32, f64, size (size_t: a number), ptr, void.
  */
 export const FUNCTIONS = {
   swe_version: 'ptr()',
@@ -28,7 +28,7 @@ export const FUNCTIONS = {
   swe_model_get_info_json: 'ptr(ptr)',
   swe_model_get_encode_dims: 'u32(ptr, ptr)',
   swe_model_encode_text: 'status(ptr, ptr, size, ptr, ptr, size, ptr)',
-  swe_model_encode_batch: 'status(ptr, ptr, size, ptr, ptr, size)',
+  swe_model_encode_batch: 'status(ptr, ptr, size, ptr, ptr, size, ptr)',
   swe_model_compute_similarity: 'status(ptr, ptr, size, ptr, size, ptr, ptr)',
   swe_model_analyze_text: 'status(ptr, ptr, size, ptr, size, ptr)',
   swe_index_create: 'status(u32, i32, ptr)',
@@ -51,6 +51,9 @@ export const FUNCTIONS = {
   swe_index_check_model: 'status(ptr, ptr)',
   swe_index_save_to_bytes: 'status(ptr, ptr, ptr)',
   swe_index_save_changes: 'status(ptr, ptr, ptr, ptr)',
+  swe_vectors_rank: 'status(ptr, ptr, size, u32, size, ptr, ptr, ptr, ptr)',
+  swe_vectors_near_duplicates: 'status(ptr, size, u32, f64, ptr, ptr, ptr)',
+  swe_vectors_kmeans: 'status(ptr, size, u32, u32, ptr, ptr, ptr, ptr, ptr)',
   swe_free_bytes: 'void(ptr)',
 };
 
@@ -61,6 +64,8 @@ export const LAYOUTS = {
   swe_token: { size: 16, begin: 0, end: 4, row: 8, match: 12 },
   swe_encode_params: { size: 4, dims: 0 },
   swe_search_params: { size: 4, candidates: 0 },
+  swe_rank_params: { size: 8, min_score: 0, order: 4 },
+  swe_kmeans_params: { size: 12, seed: 0, restarts: 4, max_iterations: 8 },
 };
 // (`size_` is swe_text's field `size`: the key `size` is every layout's own size.)
 
@@ -69,6 +74,8 @@ const DOC = LAYOUTS.swe_doc;
 const TOKEN = LAYOUTS.swe_token;
 const ENCODE_PARAMS = LAYOUTS.swe_encode_params;
 const SEARCH_PARAMS = LAYOUTS.swe_search_params;
+const RANK_PARAMS = LAYOUTS.swe_rank_params;
+const KMEANS_PARAMS = LAYOUTS.swe_kmeans_params;
 // swe_text in 32-bit words, for the loops over many records.
 const kTextWords = TEXT.size >> 2;
 const kTextData = TEXT.data >> 2;
@@ -158,6 +165,12 @@ export class Binding {
     const code = this.string(this.c.swe_status_name(status));
     const message = this.string(this.c.swe_last_error());
     throw new SweError(`${what}: ${message || code}`, code, status);
+  }
+
+  /** check() for a call on the caller's numbers: an argument it refuses (k, a non-finite value) is a RangeError. */
+  checkRange(status, what) {
+    if (status === this.statusCodes['invalid argument']) throw new RangeError(`${what}: ${this.string(this.c.swe_last_error())}`);
+    this.check(status, what);
   }
 
   /** A SweError with the status named `code` ("not found", ...). */
@@ -298,8 +311,9 @@ export class Binding {
 
   /**
    * Encodes `texts` with `dims` dimensions in chunks into the heap and calls
-   * visit(start, count, vectorsPtr, extraPtr) for each, with `extra` bytes per text of 8-aligned room
-   * at extraPtr (e.g. for ids). visit must not use the scratch area.
+   * visit(start, count, vectorsPtr, extraPtr, knownPtr) for each, with `extra` bytes per text of
+   * 8-aligned room at extraPtr (e.g. for ids) and each text's known words (uint32) at knownPtr. visit
+   * must not use the scratch area.
    */
   encodeChunks(model, texts, dims, extra, visit) {
     for (let start = 0; start < texts.length;) {
@@ -313,16 +327,26 @@ export class Binding {
       const count = end - start;
       const recordsAt = align8(ENCODE_PARAMS.size);
       const extraAt = recordsAt + align8(TEXT.size * count);
-      const vectorsAt = extraAt + align8(extra * count);
+      const knownAt = extraAt + align8(extra * count);
+      const vectorsAt = knownAt + align8(4 * count);
       const bytesAt = vectorsAt + align8(4 * dims * count);
       this.withScratch(bytesAt + bound, (p) => {
         new Uint32Array(this.u8.buffer, p + ENCODE_PARAMS.dims, 1)[0] = dims;
         this.writeTexts(texts.slice(start, end), p + recordsAt, p + bytesAt);
-        this.check(this.c.swe_model_encode_batch(model, p + recordsAt, count, p, p + vectorsAt, count * dims), 'encode');
-        visit(start, count, p + vectorsAt, p + extraAt);
+        this.check(this.c.swe_model_encode_batch(model, p + recordsAt, count, p, p + vectorsAt, count * dims,
+                                                 p + knownAt), 'encode');
+        visit(start, count, p + vectorsAt, p + extraAt, p + knownAt);
       });
       start = end;
     }
+  }
+
+  /** Encodes `texts` into `vectors` (texts.length × dims) and each text's known words into `knownWords`. */
+  encodeMany(model, texts, dims, vectors, knownWords) {
+    this.encodeChunks(model, texts, dims, 0, (start, count, vectorsPtr, extra, knownPtr) => {
+      vectors.set(new Float32Array(this.u8.buffer, vectorsPtr, count * dims), start * dims);
+      knownWords?.set(new Uint32Array(this.u8.buffer, knownPtr, count), start);
+    });
   }
 
   /** Cosine similarity of two texts' vectors with `dims` (0: all) dimensions. */
@@ -517,6 +541,70 @@ export class Binding {
   }
 
   indexContains(index, entry) { return this.c.swe_index_contains(index, entry) === 1; }
+
+  // ---- vectors (swe_vectors_*: rows of dims floats, copied into the heap for the call) ----
+
+  /**
+   * The k (≤ rows) best rows of `vectors` for `query`, scoring at least minScore: [[row, score]], best
+   * first, or in row order when `rowOrder`.
+   */
+  vectorsRank(query, vectors, dims, k, minScore, rowOrder) {
+    const countAt = align8(RANK_PARAMS.size);
+    const rowsAt = countAt + 8;
+    const scoresAt = rowsAt + align8(kPtr * k);
+    const queryAt = scoresAt + align8(4 * k);
+    const vectorsAt = queryAt + align8(4 * dims);
+    return this.withScratch(vectorsAt + 4 * vectors.length, (p) => {
+      new Float32Array(this.u8.buffer, p + RANK_PARAMS.min_score, 1)[0] = minScore;
+      new Int32Array(this.u8.buffer, p + RANK_PARAMS.order, 1)[0] = rowOrder ? 1 : 0;  // SWE_RANK_ROW_ORDER : _BEST_FIRST
+      new Float32Array(this.u8.buffer, p + queryAt, dims).set(query);
+      new Float32Array(this.u8.buffer, p + vectorsAt, vectors.length).set(vectors);
+      this.checkRange(this.c.swe_vectors_rank(p + queryAt, p + vectorsAt, vectors.length / dims, dims, k, p, p + rowsAt,
+                                              p + scoresAt, p + countAt), 'rank');
+      const n = new Uint32Array(this.u8.buffer, p + countAt, 1)[0];
+      const rows = new Uint32Array(this.u8.buffer, p + rowsAt, n);
+      const scores = new Float32Array(this.u8.buffer, p + scoresAt, n);
+      return Array.from(rows, (row, i) => [row, scores[i]]);
+    });
+  }
+
+  /** Near-duplicate groups of the rows: arrays of row numbers, each group's first its representative. */
+  vectorsNearDuplicates(vectors, dims, threshold) {
+    const n = vectors.length / dims;
+    const groupsAt = 8;
+    const vectorsAt = groupsAt + align8(kPtr * n);
+    return this.withScratch(vectorsAt + 4 * vectors.length, (p) => {
+      new Float32Array(this.u8.buffer, p + vectorsAt, vectors.length).set(vectors);
+      this.checkRange(this.c.swe_vectors_near_duplicates(p + vectorsAt, n, dims, threshold, p + groupsAt, 0, p),
+                      'nearDuplicateGroups');
+      const groups = Array.from({ length: new Uint32Array(this.u8.buffer, p, 1)[0] }, () => []);
+      new Uint32Array(this.u8.buffer, p + groupsAt, n).forEach((group, row) => groups[group].push(row));
+      return groups;
+    });
+  }
+
+  /** k-means of the rows: { labels, centroids, inertia, iterations } (swe_vectors_kmeans). */
+  vectorsKMeans(vectors, dims, k, seed, restarts, iterations) {
+    const n = vectors.length / dims;
+    const inertiaAt = align8(KMEANS_PARAMS.size);
+    const iterationsAt = inertiaAt + 8;
+    const labelsAt = iterationsAt + 8;
+    const centroidsAt = labelsAt + align8(4 * n);
+    const vectorsAt = centroidsAt + align8(4 * k * dims);
+    return this.withScratch(vectorsAt + 4 * vectors.length, (p) => {
+      const params = new Uint32Array(this.u8.buffer, p, KMEANS_PARAMS.size / 4);
+      params[KMEANS_PARAMS.seed / 4] = seed;
+      params[KMEANS_PARAMS.restarts / 4] = restarts;
+      params[KMEANS_PARAMS.max_iterations / 4] = iterations;
+      new Float32Array(this.u8.buffer, p + vectorsAt, vectors.length).set(vectors);
+      this.checkRange(this.c.swe_vectors_kmeans(p + vectorsAt, n, dims, k, p, p + labelsAt, p + centroidsAt,
+                                                p + inertiaAt, p + iterationsAt), 'kmeans');
+      return { labels: new Int32Array(this.u8.buffer, p + labelsAt, n).slice(),
+               centroids: new Float32Array(this.u8.buffer, p + centroidsAt, k * dims).slice(),
+               inertia: new Float64Array(this.u8.buffer, p + inertiaAt, 1)[0],
+               iterations: new Uint32Array(this.u8.buffer, p + iterationsAt, 1)[0] };
+    });
+  }
 
   /** The index file's bytes. */
   indexSave(index) {

@@ -2,7 +2,7 @@
 // sentence vectors. Index (search-index.js) stands beside it on the binding, sharing the model's handle.
 import { checkTexts, describe } from './checks.js';
 import { Index } from './search-index.js';
-import { cosine, kmeans, nearDuplicateGroups, similarityMatrix } from './helpers.js';
+import { kmeans, nearDuplicateGroups, similarityMatrix } from './helpers.js';
 
 export class Model {
   #binding;
@@ -58,17 +58,16 @@ export class Model {
   }
 
   /**
-   * Like encode(), and how many words of each text were known: { vectors, knownWords: Uint32Array }.
-   * A text with knownWords 0 has a zero row: it has no meaning to compare, so callers can drop it.
+   * Like encode(), and how many words of each text were known (from the same pass):
+   * { vectors, knownWords: Uint32Array }. A text with knownWords 0 has a zero row: it has no meaning
+   * to compare, so callers can drop it.
    */
   encodeWithInfo(texts, options = {}) {
     const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'encodeWithInfo');
     const dims = this.#encodeDims(options, 'encodeWithInfo');
     const vectors = new Float32Array(list.length * dims);
     const knownWords = new Uint32Array(list.length);
-    for (let i = 0; i < list.length; ++i) {
-      knownWords[i] = this.#binding.encodeOne(this.#model.ptr, list[i], dims, vectors.subarray(i * dims, (i + 1) * dims));
-    }
+    this.#binding.encodeMany(this.#model.ptr, list, dims, vectors, knownWords);
     return { vectors, knownWords };
   }
 
@@ -81,35 +80,24 @@ export class Model {
   }
 
   /**
-   * `texts` by similarity to `query`, best first (ties by position): [{ index, text, score }].
-   * Empty when the query has no known word; options.minScore drops texts scoring below it.
+   * `texts` by similarity to `query`, best first (ties by position): [{ index, text, score }], the
+   * scores `swe search` gives (the library's swe_vectors_rank). Empty when the query has no known
+   * word; options.minScore drops texts scoring below it.
    */
   rank(query, texts, options = {}) {
-    checkString(query, 'rank: query');
-    const dims = this.#encodeDims(options, 'rank');
-    const minScore = checkMinScore(options.minScore, 'rank');
-    const { vectors: q, knownWords } = this.encodeWithInfo(query, { dims });
-    if (knownWords[0] === 0) return [];
-    const vectors = this.encode(checkTexts(texts, 'rank'), { dims });
-    const out = [];
-    for (let i = 0; i < texts.length; ++i) {
-      const score = cosine(q, vectors.subarray(i * dims, (i + 1) * dims));
-      if (score >= minScore) out.push({ index: i, text: texts[i], score });
-    }
-    return out.sort((x, y) => y.score - x.score || x.index - y.index);
+    return this.#rank('rank', query, texts, Infinity, checkMinScore(options.minScore, 'rank'), false, options);
   }
 
-  /** The k texts most similar to `query`: rank(query, texts, options) cut to k. */
+  /** The k texts most similar to `query`: rank(query, texts, options) cut to k (without ranking the rest). */
   topk(query, texts, k, options = {}) {
     if (!Number.isInteger(k) || k < 0) throw new TypeError('topk: k must be a non-negative integer');
-    return this.rank(query, texts, options).slice(0, k);
+    return this.#rank('topk', query, texts, k, checkMinScore(options.minScore, 'topk'), false, options);
   }
 
   /** The texts whose similarity to `query` is at least `threshold`, in their order. */
   filter(query, texts, threshold, options = {}) {
     if (typeof threshold !== 'number' || Number.isNaN(threshold)) throw new TypeError('filter: threshold must be a number');
-    return this.rank(query, texts, { ...options, minScore: threshold }).sort((x, y) => x.index - y.index)
-      .map((hit) => hit.text);
+    return this.#rank('filter', query, texts, Infinity, threshold, true, options).map((hit) => hit.text);
   }
 
   /**
@@ -126,8 +114,9 @@ export class Model {
 
   /**
    * k-means clusters of the texts' vectors (the best of options.restarts k-means++ starts, default 4,
-   * from options.seed, default 0, so the result is the same on every run): { labels, centroids,
-   * inertia, iterations } as kmeans() returns.
+   * from options.seed, default 0, so the result is the same on every run, and `swe cluster`'s):
+   * { labels, centroids, inertia, iterations } as kmeans() returns. A text with no known word is in no
+   * cluster (label -1); k is at most the number of texts with one.
    */
   cluster(texts, k, options = {}) {
     const dims = this.#encodeDims(options, 'cluster');
@@ -174,6 +163,17 @@ export class Model {
 
   /** Frees the model's memory in the wasm heap. Further use throws; calling it again does nothing. */
   dispose() { this.#model.dispose(); }
+
+  // The k best texts for `query` scoring at least minScore, [{ index, text, score }], best first or in
+  // their order (rowOrder).
+  #rank(what, query, texts, k, minScore, rowOrder, options) {
+    checkString(query, `${what}: query`);
+    const dims = this.#encodeDims(options, what);
+    const list = checkTexts(texts, what);
+    const hits = this.#binding.vectorsRank(this.encode(query, { dims }), this.encode(list, { dims }), dims,
+                                           Math.min(k, list.length), minScore, rowOrder);
+    return hits.map(([index, score]) => ({ index, text: list[index], score }));
+  }
 
   // Encode dims for options.dims (0 or absent: all), validated.
   #encodeDims(options, what) {

@@ -8,6 +8,7 @@ const isNode =
   typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 
 let modulePromise = null;
+let started = null;  // the Binding, once the module has started
 
 /**
  * Loads and instantiates the WebAssembly module once; later calls return the same promise. Options
@@ -36,8 +37,12 @@ async function instantiate({ wasmBinary, wasmUrl } = {}) {
   } else {
     settings.locateFile = () => url.href;
   }
-  return new Binding(await createSweModule(settings));
+  started = new Binding(await createSweModule(settings));
+  return started;
 }
+
+/** The started module's Binding, or null until initialize() (or loadModel()) has resolved once. */
+export function startedBinding() { return started; }
 
 /** Reads a file in Node (node:fs is imported only here, so browser bundles carry no Node import). */
 export async function readNodeFile(pathOrUrl, signal) {

@@ -16,6 +16,8 @@ const kNotBound = {
   swe_load_default_params: 'loads pass NULL: the default limits',
   swe_encode_default_params: 'the JS writes swe_encode_params itself',
   swe_search_default_params: 'the JS writes swe_search_params itself',
+  swe_rank_default_params: 'the JS writes swe_rank_params itself',
+  swe_kmeans_default_params: 'the JS writes swe_kmeans_params itself',
   swe_model_load_from_bytes: 'loadModel hands its bytes over with swe_model_load_from_buffer',
   swe_model_load_from_file: 'no file system in the module (FILESYSTEM=0)',
   swe_index_load_from_file: 'no file system in the module',
@@ -24,7 +26,7 @@ const kNotBound = {
   swe_index_refresh_from_file: 'no file system in the module',
   swe_index_reserve: 'adding refuses an entry past the file limit as it comes; the package reserves nothing',
   swe_model_get_word: 'not part of the package API',
-  swe_model_count_known_words: 'encodeWithInfo reads the count from swe_model_encode_text',
+  swe_model_count_known_words: 'encodeWithInfo reads the counts from swe_model_encode_batch',
   swe_encoder_new: 'one thread: the calling thread\'s kept encoder serves every call',
   swe_encoder_free: 'see swe_encoder_new',
   swe_encoder_encode_text: 'see swe_encoder_new',
@@ -40,7 +42,7 @@ function kind(type) {
   const t = type.replace(/\bconst\b/g, '').trim();
   if (t.includes('*')) return 'ptr';
   const kinds = { swe_status: 'status', int32_t: 'i32', uint32_t: 'u32', uint64_t: 'u64', size_t: 'size',
-                  float: 'f32', void: 'void' };
+                  float: 'f32', double: 'f64', void: 'void' };
   return kinds[t] ?? `struct ${t}`;
 }
 
@@ -54,7 +56,7 @@ function headerFunctions() {
   return out;
 }
 
-const kScalar = { size_t: 4, uint32_t: 4, int32_t: 4, float: 4, uint64_t: 8 };
+const kScalar = { size_t: 4, uint32_t: 4, int32_t: 4, float: 4, uint64_t: 8, double: 8 };
 
 /** { name: { size, field: offset, ... } } of every struct of swe.h, laid out for wasm32. */
 function headerLayouts() {

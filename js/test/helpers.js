@@ -6,8 +6,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { mulberry32 } from '../src/helpers.js';
-
 export const jsRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = join(jsRoot, '..');
 export const dataDir = process.env.SWE_SHARED_DATA ?? join(repoRoot, '../shared/data');
@@ -170,4 +168,16 @@ export function bitDifferences(a, b) {
   let differ = 0;
   for (let i = 0; i < x.length; ++i) if (x[i] !== y[i]) ++differ;
   return differ;
+}
+
+/** The fixtures' pseudo-random numbers (mulberry32): a function giving uniform floats in [0, 1). */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

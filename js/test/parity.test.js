@@ -1,14 +1,18 @@
 // Parity: the same model and texts give bit-identical vectors natively (`swe encode`) and in wasm,
 // over the STS-B dev sentences (a few thousand real sentences), for every table dtype (so every
 // wasm kernel: f32, f16 and int8 gather), with and without dimension truncation. docs/FORMAT.md,
-// "Determinism", says why they can agree exactly; no tolerance is allowed here.
+// "Determinism", says why they can agree exactly; no tolerance is allowed here. And rank, dedupe
+// and cluster, one implementation in the library (swe_vectors_*), answer through the binding as
+// `swe search`, `swe dedupe` and `swe cluster` answer natively.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { loadModel } from '../src/index.js';
-import { bitDifferences, cjkFixtureModels, cjkSentences, defaultModel, fixtureModels, nativeVectors, placeholderModel,
-         stsSentences } from './helpers.js';
+import { bitDifferences, cjkFixtureModels, cjkSentences, defaultModel, fixtureModels, nativeCli, nativeVectors,
+         placeholderModel, stsSentences, tempDir } from './helpers.js';
 
 const sentences = stsSentences();
 
@@ -73,3 +77,57 @@ for (const cjk of ['characters', 'bigrams', 'longest']) {
     }
   });
 }
+
+// ---- rank, dedupe and cluster: the library's answers through wasm and through the swe program ----
+
+// The first 300 STS-B sentences and one without a known word, as a --docs file (ids: line numbers).
+const helperTexts = [...sentences.slice(0, 300), '!!! ...'];
+const docsFile = join(tempDir(), 'docs.txt');
+writeFileSync(docsFile, helperTexts.join('\n') + '\n');
+const swe = (...args) => execFileSync(nativeCli(), args.map(String), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const jsonLines = (text) => text.trim().split('\n').map((line) => JSON.parse(line));
+
+test('rank and topk rank as swe search does: the same texts, the same float scores', async () => {
+  const model = await loadModel(defaultModel);
+  try {
+    for (const query of ['a man is playing a guitar', 'the stock market fell', 'zzqqxx']) {
+      const { hits } = JSON.parse(swe('search', defaultModel, '--docs', docsFile, '--json', '-k', 20, query));
+      const ranked = model.topk(query, helperTexts, 20);
+      assert.deepEqual(ranked.map((h) => h.index + 1), hits.map((h) => Number(h.id)), query);
+      assert.deepEqual(ranked.map((h) => h.score), hits.map((h) => Math.fround(h.score)), query);
+      assert.deepEqual(model.rank(query, helperTexts).slice(0, 20), ranked);
+    }
+  } finally {
+    model.dispose();
+  }
+});
+
+test('dedupe groups as swe dedupe does', async () => {
+  const model = await loadModel(defaultModel);
+  try {
+    for (const threshold of [0.8, 0.95]) {
+      const groups = jsonLines(swe('dedupe', defaultModel, '--docs', docsFile, '--json', '--threshold', threshold))
+        .map((g) => [Number(g.id) - 1, ...g.duplicates.map((d) => Number(d.id) - 1)]);
+      assert.ok(groups.some((g) => g.length > 1), `no duplicates at ${threshold}: the check lost its case`);
+      assert.deepEqual(model.dedupe(helperTexts, threshold).groups, groups, `threshold ${threshold}`);
+    }
+  } finally {
+    model.dispose();
+  }
+});
+
+test('cluster gives the clusters of swe cluster for a seed, the text without a known word in none', async () => {
+  const model = await loadModel(defaultModel);
+  try {
+    for (const [seed, restarts] of [[0, 4], [7, 1], [4294967295, 2]]) {
+      const expected = jsonLines(swe('cluster', defaultModel, '--docs', docsFile, '-k', 5, '--json', '--seed', seed,
+                                     '--restarts', restarts)).map((d) => d.cluster ?? -1);
+      const { labels } = model.cluster(helperTexts, 5, { seed, restarts });
+      assert.deepEqual([...labels], expected, `seed ${seed}`);
+      assert.equal(labels.at(-1), -1);
+    }
+  } finally {
+    model.dispose();
+  }
+});
+

@@ -73,8 +73,21 @@ test('rank, topk and filter: best first, nothing for a query without known words
   assert.deepEqual(model.filter('cooking vegetables', docs, 0.3), [docs[2]]);
   assert.deepEqual(model.filter('zzqqxx', docs, -1), []);
   assert.deepEqual(model.rank('music', docs, { minScore: 0.99 }), []);
+  assert.deepEqual(model.topk('someone performs music', docs, 99), ranked);
+  assert.deepEqual(model.topk('someone performs music', docs, 0), []);
+  assert.deepEqual(model.rank('someone performs music', []), []);
   assert.throws(() => model.topk('music', docs, -1), TypeError);
   assert.throws(() => model.filter('music', docs), TypeError);
+  assert.throws(() => model.rank('music', docs, { minScore: NaN }), TypeError);
+  // The scores of an index of the same texts (one ranking rule, the library's), ties by position.
+  const index = model.createIndex();
+  index.add([0, 1, 2, 3], docs);
+  assert.deepEqual(index.search('someone performs music', 4).map((h) => [h.id, h.score]),
+                   ranked.map((r) => [r.index, r.score]));
+  index.dispose();
+  const twice = model.rank('a guitar', [docs[0], docs[1], docs[0]]);
+  assert.deepEqual(twice.map((r) => r.index), [0, 2, 1]);
+  assert.equal(twice[0].score, twice[1].score);
 });
 
 test('dedupe groups near-duplicates under their first text', () => {
@@ -113,6 +126,12 @@ test('cluster: k-means separates topics, the same on every run for a seed', () =
   }
   assert.throws(() => model.cluster(texts, 9), RangeError);
   assert.throws(() => model.cluster(texts, 0), RangeError);
+  // A text with no known word is in no cluster, and k counts the texts that have one.
+  const withUnknown = model.cluster([...texts, 'zzqqxx'], 2);
+  assert.deepEqual(withUnknown.labels.slice(0, 8), labels);
+  assert.equal(withUnknown.labels[8], -1);
+  assert.equal(withUnknown.inertia, inertia);
+  assert.throws(() => model.cluster(['zzqqxx', 'a cat'], 2), /nonzero rows/);
   // Restarts share one random stream: the first of R starts is the single start, the best of R never
   // worse. A single start at seed 0 stops in a local optimum here (the default of 4 finds the split).
   let better = false;
@@ -127,9 +146,10 @@ test('cluster: k-means separates topics, the same on every run for a seed', () =
 });
 
 test('kmeans recovers well-separated groups and never leaves a centre unused', () => {
-  // Three tight groups of 2-d points; k-means++ must start one centre in each.
+  // Three tight groups of 2-d points (off the origin: a zero row is in no cluster); k-means++ must
+  // start one centre in each.
   const points = [];
-  for (const [x, y] of [[0, 0], [10, 0], [0, 10]]) {
+  for (const [x, y] of [[1, 1], [10, 1], [1, 10]]) {
     for (let i = 0; i < 20; ++i) points.push(x + (i % 5) * 0.1, y + Math.floor(i / 5) * 0.1);
   }
   for (let seed = 0; seed < 20; ++seed) {
@@ -144,6 +164,21 @@ test('kmeans recovers well-separated groups and never leaves a centre unused', (
   const same = kmeans(new Float32Array(8).fill(1), 2, 2);
   assert.ok(!same.centroids.some(Number.isNaN));
   assert.equal(same.inertia, 0);
+  // The origin, a zero row (what a text without a known word encodes to), is left out: label -1.
+  assert.deepEqual([...kmeans([0, 0, 1, 1, 9, 9], 2, 2).labels].map((l) => l < 0), [true, false, false]);
+  // Any array of numbers (as float32); a non-finite value is refused.
+  assert.deepEqual(kmeans([0, 1, 0, 1.5, 9, 9], 2, 2, { seed: 3 }).labels, kmeans(new Float64Array([0, 1, 0, 1.5, 9, 9]), 2, 2, { seed: 3 }).labels);
+  assert.throws(() => kmeans([0, 1, NaN, 1], 2, 1), RangeError);
+  assert.throws(() => nearDuplicateGroups([0, Infinity], 2, 0.5), RangeError);
+});
+
+test('nearDuplicateGroups and kmeans need the started module, and say so', () => {
+  const script = "import('./src/index.js').then((m) => { for (const f of [() => m.kmeans([1, 0], 2, 1), " +
+                 "() => m.nearDuplicateGroups([1, 0], 2, 0.5)]) { try { f(); } catch (e) { console.log(e.message); } } })";
+  const lines = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: jsRoot, encoding: 'utf8' })
+    .trim().split('\n');
+  assert.equal(lines.length, 2);
+  for (const line of lines) assert.match(line, /has not started: await initialize\(\) \(or loadModel\(\)\) first/);
 });
 
 test('SweEmbeddings: embedDocuments and embedQuery as LangChain.js calls them', async () => {

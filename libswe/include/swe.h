@@ -13,11 +13,15 @@
  *     buffer is too small fails with SWE_ERR_INVALID_ARGUMENT without writing past it.
  *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
  *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
- *     once. An `swe_index` may be searched from many threads at once, but adding, removing, refreshing
- *     and freeing need exclusive access; saving (swe_index_save_to_file, _compact_to_file,
- *     _save_changes) changes only where the index stands in its file, so one save may run while other
- *     threads search, not while they change or save it. An `swe_encoder` serves one thread at a time. (Tested under
- *     ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
+ *     once. An `swe_index` may be used from any number of threads at once by every call but
+ *     swe_index_free(): the calls that read it (search, get, find, save, ...) run side by side, and a
+ *     call that changes it (swe_index_add, _add_docs, _remove, _reserve, _set_model,
+ *     _refresh_from_file) runs alone, waiting for the calls in progress, so every call sees the index
+ *     before or after each change, never during one. Saves (swe_index_save_to_file, _compact_to_file,
+ *     _save_changes) read it alongside searches and run one at a time. The library holds those locks;
+ *     callers need none. swe_index_free() must be the last call on an index, with no other in
+ *     progress. An `swe_encoder` serves one thread at a time. The swe_vectors_* functions keep no
+ *     state. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
  *   - Per-thread state: the swe_model_* encode calls reuse, in each thread until it exits, an encoder
  *     for the model and dims it used last (a few KB; it serves texts of up to 4 KB, longer ones get an
  *     encoder of their own for the call), because building one per call cost a short text about a
@@ -203,9 +207,12 @@ typedef struct swe_text {
 } swe_text;
 
 /* Encodes `n` texts into `out`, row-major: `out_capacity` floats, at least n * encode dims. Faster than
- * n calls of swe_model_encode_text() (one encoder for the whole batch). */
+ * n calls of swe_model_encode_text() (one encoder for the whole batch), with the same vectors bit for
+ * bit. `out_n_words` (may be NULL; else n elements) receives how many words of each text contributed,
+ * as swe_model_encode_text() counts them: 0 for a text that encodes to the zero vector. */
 SWE_API swe_status swe_model_encode_batch(const swe_model * model, const swe_text * texts, size_t n,
-                                          const swe_encode_params * params, float * out, size_t out_capacity);
+                                          const swe_encode_params * params, float * out, size_t out_capacity,
+                                          uint32_t * out_n_words);
 
 /* How many words of a text are known to the model (*out_n_words; the n_words that
  * swe_model_encode_text() reports). 0 means the text encodes to the zero vector: it matches nothing. */
@@ -238,7 +245,8 @@ SWE_API swe_status swe_encoder_encode_text(swe_encoder * encoder, const char * t
 
 /* swe_model_encode_batch() with the caller's encoder. */
 SWE_API swe_status swe_encoder_encode_batch(swe_encoder * encoder, const swe_text * texts, size_t n,
-                                            const swe_encode_params * params, float * out, size_t out_capacity);
+                                            const swe_encode_params * params, float * out, size_t out_capacity,
+                                            uint32_t * out_n_words);
 
 /* ---- tokenization ------------------------------------------------------------------------------ */
 
@@ -356,7 +364,9 @@ SWE_API swe_status swe_index_search_batch(const swe_index * index, const float *
                                           size_t * out_counts);
 
 /* The ids of all entries, in storage order (which adding and removing change): pass out_ids = NULL to
- * ask for their number (*out_n) only; otherwise `capacity` must be at least that number. */
+ * ask for their number (*out_n) only; otherwise `capacity` must be at least that number. (Another
+ * thread may change the number between two calls: a call whose capacity has become too small fails
+ * with SWE_ERR_INVALID_ARGUMENT, *out_n holding the number now needed.) */
 SWE_API swe_status swe_index_get_ids(const swe_index * index, uint64_t * out_ids, size_t capacity, size_t * out_n);
 
 /* ---- documents: string ids, texts and metadata saved with the index ------------------------------ */
@@ -380,8 +390,10 @@ SWE_API swe_status swe_index_add_docs(swe_index * index, const swe_doc * docs, c
  * that entry (swe_index_remove()) removes the document. */
 SWE_API swe_status swe_index_find_doc(const swe_index * index, const char * id, size_t id_size, uint64_t * out_entry);
 
-/* The document of entry `entry` into *out (pointers into the index, valid until it next changes);
- * SWE_ERR_NOT_FOUND when the entry has no document (added with swe_index_add()) or is absent. */
+/* The document of entry `entry` into *out; SWE_ERR_NOT_FOUND when the entry has no document (added with
+ * swe_index_add()) or is absent. *out points into a copy kept for the calling thread: valid until the
+ * thread's next swe_index_get_doc() call (on any index) or its end, whatever other threads do to the
+ * index meanwhile. */
 SWE_API swe_status swe_index_get_doc(const swe_index * index, uint64_t entry, swe_doc * out);
 
 /* Number of entries that have a document (0 for NULL). */
@@ -433,6 +445,77 @@ SWE_API swe_status swe_index_refresh_from_file(swe_index * index, const char * p
  * after another, readers ignore it. */
 SWE_API swe_status swe_index_save_changes(swe_index * index, uint8_t ** out_data, size_t * out_size,
                                           uint64_t * out_offset);
+
+/* ---- vectors: ranking, near-duplicate groups and k-means -------------------------------------- */
+
+/* What every binding offers over sentence vectors, computed here once: `n` rows of `dims` floats,
+ * row-major (a model's vectors or any others), finite (SWE_ERR_INVALID_ARGUMENT otherwise; dims >= 1).
+ * A zero row, as a text with no known word encodes to, has no direction: it scores 0 against any
+ * query, is a near-duplicate group of its own and is in no cluster. These functions keep no state:
+ * any number of threads may call them at once. */
+
+/* Orders of swe_vectors_rank()'s hits. */
+enum {
+    SWE_RANK_BEST_FIRST = 0, /* best first, equal scores by ascending row */
+    SWE_RANK_ROW_ORDER  = 1, /* the same hits in ascending row order (a filter keeping the input's order) */
+};
+
+/* How swe_vectors_rank() selects and lists rows (params NULL = the defaults). */
+typedef struct swe_rank_params {
+    float   min_score; /* only rows scoring at least this (-INFINITY, the default, keeps all; NaN is refused) */
+    int32_t order;     /* SWE_RANK_BEST_FIRST (default) or SWE_RANK_ROW_ORDER */
+} swe_rank_params;
+
+/* Defaults: every row (min_score -INFINITY), best first. */
+SWE_API swe_rank_params swe_rank_default_params(void);
+
+/* The k rows of `vectors` most similar to `query` (`dims` floats) that score at least
+ * params->min_score: their row numbers into `out_rows` and their scores into `out_scores` (k elements
+ * each; out_scores may be NULL), ordered as params->order says, their number into *out_n (at most
+ * min(k, n)). The score of a row is its cosine similarity with the query exactly as an SWE_DTYPE_F32
+ * index holding the rows under ids 0 .. n-1 scores it (query and row L2-normalised, then their dot
+ * product: bit for bit swe_index_search()'s scores), and the best-first order is that index's (equal
+ * scores by ascending id). A zero query (a text with no known word) is similar to nothing: no hits.
+ * Costs O(n * dims) for the scores and O(n log k) to keep the k best (k >= n ranks every row). */
+SWE_API swe_status swe_vectors_rank(const float * query, const float * vectors, size_t n, uint32_t dims, size_t k,
+                                    const swe_rank_params * params, size_t * out_rows, float * out_scores,
+                                    size_t * out_n);
+
+/* Near-duplicate groups of the rows, greedily in row order: each row joins the first earlier group whose
+ * first row (its representative) has cosine >= threshold with it, else it starts a group; so every
+ * member is within the threshold of its representative, and no two representatives are. Cosines here
+ * are dot / sqrt(|a|^2 |b|^2) in double precision: two identical rows score exactly 1, which threshold
+ * 1 merges. A zero row is a group of its own. `threshold` in [-1, 1]. Groups are numbered from 0 in
+ * order of their representatives: out_groups[i] (n elements) is row i's group, *out_n_groups their
+ * number. out_scores (may be NULL; n elements) receives each row's cosine with its representative
+ * (1 for a representative, 0 for a zero row). Costs O(n * groups * dims). */
+SWE_API swe_status swe_vectors_near_duplicates(const float * vectors, size_t n, uint32_t dims, double threshold,
+                                               size_t * out_groups, float * out_scores, size_t * out_n_groups);
+
+/* How swe_vectors_kmeans() runs (params NULL = the defaults). */
+typedef struct swe_kmeans_params {
+    uint32_t seed;           /* of the random stream the k-means++ starts draw from (default 0) */
+    uint32_t restarts;       /* k-means++ starts, 1 to 1000 (default 4): the one of lowest inertia is kept */
+    uint32_t max_iterations; /* Lloyd rounds of a start at most, at least 1 (default 100) */
+} swe_kmeans_params;
+
+/* Defaults: seed 0, 4 restarts, at most 100 iterations. */
+SWE_API swe_kmeans_params swe_kmeans_default_params(void);
+
+/* k clusters of the nonzero rows by k-means (Euclidean distance, which on unit vectors orders like
+ * cosine): `restarts` k-means++ starts drawn one after another from one mulberry32 stream seeded with
+ * params->seed, each followed by Lloyd rounds (each row to its nearest centroid, the lower cluster on
+ * ties; centroids the means of their rows, an emptied cluster keeping its own) until no row changes
+ * cluster or max_iterations; the start of lowest inertia is kept (the earliest on ties). Sums are in
+ * double precision, centroids stored as floats: the same seed gives the same clusters on every machine.
+ * One start can stop in a local optimum even on two clear topics, hence several by default.
+ * k must be in 1 .. the number of nonzero rows. out_labels (n elements) receives each row's cluster,
+ * 0 .. k-1, or -1 for a zero row (left out); out_centroids (may be NULL; k * dims floats) the centroids,
+ * *out_inertia (may be NULL) the sum of the clustered rows' squared distances to their centroids, and
+ * *out_iterations (may be NULL) the Lloyd rounds of the kept start. Costs O(restarts * rounds * n * k * dims). */
+SWE_API swe_status swe_vectors_kmeans(const float * vectors, size_t n, uint32_t dims, uint32_t k,
+                                      const swe_kmeans_params * params, int32_t * out_labels, float * out_centroids,
+                                      double * out_inertia, uint32_t * out_iterations);
 
 /* Frees a buffer returned by this library (NULL is allowed). */
 SWE_API void swe_free_bytes(void * data);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "index_lock.h"
 #include "swe.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
@@ -45,6 +46,10 @@ struct swe_index {
   swe::util::FileId file_id;  // {0, 0}: bytes, not a file
   swe::IndexJournal journal;
   bool journal_complete = true;
+  swe::capi::IndexLock lock;  // held by every call on the index but create, load and free (index_lock.h)
+  // Held with `lock` shared by a save, which changes only `file`, `file_id`, `journal` and
+  // `journal_complete`: saves are one at a time, while searches go on (changes hold `lock` alone).
+  std::mutex save_mutex;
 };
 
 namespace swe::capi {
@@ -82,10 +87,13 @@ swe_status ReadSweStream(const char* path, const swe_load_params* params, std::v
 // A text argument is usable when it has data or is empty; View makes it a string_view.
 bool ValidText(const char* data, size_t size);
 std::string_view View(const char* data, size_t size);
+// True when the `dims` floats at `x` are all zero: a text with no known word, similar to nothing.
+bool IsZero(const float* x, uint32_t dims);
 // SWE_ERR_INVALID_ARGUMENT unless a query has the index's dims.
 swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims);
 // The up to k hits of one query scoring at least min_score; none for the zero vector. `candidates`:
-// 0 for exact search, else binary search rescoring that many (swe_search_params).
+// 0 for exact search, else binary search rescoring that many (swe_search_params). The caller holds
+// the index's lock (Read).
 swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, size_t candidates,
                      uint64_t* out_ids, float* out_scores, size_t* out_n);
 // SWE_ERR_INVALID_ARGUMENT unless params (NULL = defaults) suit a search for k hits; *candidates gets its count.

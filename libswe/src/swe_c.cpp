@@ -1,5 +1,5 @@
 // The C API (libswe/include/swe.h) over core: status, models, encoding and tokenization.
-// Index functions are in swe_c_index.cpp. Every entry point runs inside Guard(): nothing throws out.
+// Index functions are in swe_c_index.cpp and swe_c_docs.cpp, the swe_vectors_* in swe_c_vectors.cpp. Every entry point runs inside Guard(): nothing throws out.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -196,7 +196,7 @@ swe_status EncodeText(const char* what, const swe_model* model, swe_encoder* own
 
 // swe_model_encode_batch() and swe_encoder_encode_batch().
 swe_status EncodeBatch(const char* what, const swe_model* model, swe_encoder* owned, const swe_text* texts, size_t n,
-                       const swe_encode_params* params, float* out, size_t out_capacity) {
+                       const swe_encode_params* params, float* out, size_t out_capacity, uint32_t* out_n_words) {
   SWE_CHECK_ARG(model != nullptr, std::string(what) + ": model is NULL");
   SWE_CHECK_ARG(n == 0 || (texts && out), std::string(what) + ": NULL texts or output");
   uint32_t dims = 0;
@@ -216,7 +216,7 @@ swe_status EncodeBatch(const char* what, const swe_model* model, swe_encoder* ow
   }
   // A small batch (a few short texts a call, as JS's encode([...]) makes) reuses the thread's encoder.
   WithEncoder(*model->model, owned, dims, text_bytes,
-              [&](swe::Encoder& encoder) { encoder.EncodeBatch(views.data(), n, out); });
+              [&](swe::Encoder& encoder) { encoder.EncodeBatch(views.data(), n, out, out_n_words); });
   return SWE_OK;
 }
 
@@ -358,9 +358,11 @@ swe_status swe_model_encode_text(const swe_model* model, const char* text, size_
 }
 
 swe_status swe_model_encode_batch(const swe_model* model, const swe_text* texts, size_t n,
-                                  const swe_encode_params* params, float* out, size_t out_capacity) {
+                                  const swe_encode_params* params, float* out, size_t out_capacity,
+                                  uint32_t* out_n_words) {
   return Guard([&] {
-    return swe::capi::EncodeBatch("swe_model_encode_batch", model, nullptr, texts, n, params, out, out_capacity);
+    return swe::capi::EncodeBatch("swe_model_encode_batch", model, nullptr, texts, n, params, out, out_capacity,
+                                  out_n_words);
   });
 }
 
@@ -389,11 +391,12 @@ swe_status swe_encoder_encode_text(swe_encoder* encoder, const char* text, size_
 }
 
 swe_status swe_encoder_encode_batch(swe_encoder* encoder, const swe_text* texts, size_t n,
-                                    const swe_encode_params* params, float* out, size_t out_capacity) {
+                                    const swe_encode_params* params, float* out, size_t out_capacity,
+                                    uint32_t* out_n_words) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(encoder != nullptr, "swe_encoder_encode_batch: encoder is NULL");
     return swe::capi::EncodeBatch("swe_encoder_encode_batch", encoder->model, encoder, texts, n, params, out,
-                                  out_capacity);
+                                  out_capacity, out_n_words);
   });
 }
 

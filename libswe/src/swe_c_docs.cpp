@@ -1,5 +1,6 @@
 // The C API (libswe/include/swe.h) over core: batch search with a score floor, and the documents
-// (string ids, texts, metadata) that an index keeps beside its vectors.
+// (string ids, texts, metadata) that an index keeps beside its vectors. Each call holds the index's
+// lock (index_lock.h), as in swe_c_index.cpp.
 #include <cmath>
 #include <string>
 #include <unordered_set>
@@ -16,6 +17,13 @@ using swe::capi::Guard;
 
 namespace swe::capi {
 
+bool IsZero(const float* x, uint32_t dims) {
+  for (uint32_t j = 0; j < dims; ++j) {
+    if (x[j] != 0.0f) return false;
+  }
+  return true;
+}
+
 swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims) {
   if (query_dims == index.index->dims()) return SWE_OK;
   return Fail(SWE_ERR_INVALID_ARGUMENT, "query has " + std::to_string(query_dims) + " dimensions, the index " +
@@ -25,10 +33,7 @@ swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims) {
 swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, size_t candidates,
                      uint64_t* out_ids, float* out_scores, size_t* out_n) {
   *out_n = 0;
-  const uint32_t dims = index.index->dims();
-  bool zero = true;
-  for (uint32_t j = 0; j < dims && zero; ++j) zero = query[j] == 0.0f;
-  if (k == 0 || zero) return SWE_OK;  // a text with no known word is similar to nothing
+  if (k == 0 || IsZero(query, index.index->dims())) return SWE_OK;  // a text with no known word is similar to nothing
   std::vector<swe::SearchHit> hits;
   swe_status s = FromStatus(candidates == 0 ? index.index->Search(query, k, &hits)
                                             : index.index->SearchBinary(query, k, candidates, &hits));
@@ -91,6 +96,7 @@ swe_status swe_index_search_batch(const swe_index* index, const float* queries, 
     size_t candidates = 0;
     swe_status s = swe::capi::CheckSearchParams(params, k, &candidates);
     if (s == SWE_OK) s = swe::capi::CheckQueryDims(*index, query_dims);
+    auto reading = index->lock.Read();  // one view of the index for the whole batch
     for (size_t q = 0; q < n_queries && s == SWE_OK; ++q) {
       s = swe::capi::SearchOne(*index, queries + q * query_dims, k, min_score, candidates, out_ids + q * k,
                                out_scores + q * k, &out_counts[q]);
@@ -102,6 +108,7 @@ swe_status swe_index_search_batch(const swe_index* index, const float* queries, 
 swe_status swe_index_get_ids(const swe_index* index, uint64_t* out_ids, size_t capacity, size_t* out_n) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && out_n, "swe_index_get_ids: NULL index or count");
+    auto reading = index->lock.Read();
     const std::vector<uint64_t>& ids = index->index->ids();
     *out_n = ids.size();
     if (out_ids == nullptr) return SWE_OK;
@@ -118,6 +125,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_add_docs: index is NULL");
     SWE_CHECK_ARG(n == 0 || (docs && vectors), "swe_index_add_docs: NULL docs or vectors");
+    auto writing = index->lock.Write();
     uint64_t next = index->index->NextId();  // the entry id a new document gets
     std::unordered_set<std::string_view> seen;
     const uint32_t dims = index->index->dims();
@@ -160,6 +168,7 @@ swe_status swe_index_find_doc(const swe_index* index, const char* id, size_t id_
     SWE_CHECK_ARG(index && out_entry, "swe_index_find_doc: NULL index or output");
     SWE_CHECK_ARG(swe::capi::ValidText(id, id_size), "swe_index_find_doc: id is NULL");
     std::string_view key = swe::capi::View(id, id_size);
+    auto reading = index->lock.Read();
     if (!index->docs.Find(key, out_entry)) return Fail(SWE_ERR_NOT_FOUND, "no document with id '" + std::string(key) + "'");
     return SWE_OK;
   });
@@ -168,13 +177,25 @@ swe_status swe_index_find_doc(const swe_index* index, const char* id, size_t id_
 swe_status swe_index_get_doc(const swe_index* index, uint64_t entry, swe_doc* out) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && out, "swe_index_get_doc: NULL index or output");
-    const swe::IndexDoc* doc = index->docs.Get(entry);
-    if (!doc) return Fail(SWE_ERR_NOT_FOUND, "entry " + std::to_string(entry) + " has no document");
-    *out = swe_doc{AsText(doc->id), AsText(doc->text), AsText(doc->metadata)};
+    // A copy for this thread (swe.h): another thread may change the index once the lock is released.
+    thread_local swe::IndexDoc copy;
+    {
+      auto reading = index->lock.Read();
+      const swe::IndexDoc* doc = index->docs.Get(entry);
+      if (!doc) return Fail(SWE_ERR_NOT_FOUND, "entry " + std::to_string(entry) + " has no document");
+      copy.id.assign(doc->id);
+      copy.text.assign(doc->text);
+      copy.metadata.assign(doc->metadata);
+    }
+    *out = swe_doc{AsText(copy.id), AsText(copy.text), AsText(copy.metadata)};
     return SWE_OK;
   });
 }
 
-size_t swe_index_get_doc_count(const swe_index* index) { return index ? index->docs.size() : 0; }
+size_t swe_index_get_doc_count(const swe_index* index) {
+  if (!index) return 0;
+  auto reading = index->lock.Read();
+  return index->docs.size();
+}
 
 }  // extern "C"

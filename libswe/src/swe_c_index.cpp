@@ -1,4 +1,5 @@
-// The C API (libswe/include/swe.h) over core: the flat cosine index.
+// The C API (libswe/include/swe.h) over core: the flat cosine index. Every call on an existing index
+// holds its lock (index_lock.h): Read to look, Write to change.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -72,8 +73,13 @@ swe_status swe_index_load_from_file(const char* path, const swe_load_params* par
 
 void swe_index_free(swe_index* index) { delete index; }
 
-size_t swe_index_get_size(const swe_index* index) { return index ? index->index->size() : 0; }
+size_t swe_index_get_size(const swe_index* index) {
+  if (!index) return 0;
+  auto reading = index->lock.Read();
+  return index->index->size();
+}
 
+// Dims and dtype never change: no lock.
 uint32_t swe_index_get_dims(const swe_index* index) { return index ? index->index->dims() : 0; }
 
 int32_t swe_index_get_dtype(const swe_index* index) {
@@ -85,6 +91,7 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
     SWE_CHECK_ARG(index != nullptr, "swe_index_add: index is NULL");
     SWE_CHECK_ARG(n == 0 || (ids && vectors), "swe_index_add: NULL ids or vectors");
     if (n == 0) return SWE_OK;
+    auto writing = index->lock.Write();
     const swe_status s = FromStatus(index->index->AddBatch(ids, vectors, n));
     if (s != SWE_OK) return s;  // AddBatch checks every vector first: nothing was added
     if (index->has_file && index->journal_complete) {
@@ -99,6 +106,7 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
 swe_status swe_index_reserve(swe_index* index, size_t more) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_reserve: index is NULL");
+    auto writing = index->lock.Write();
     return FromStatus(index->index->Reserve(more));
   });
 }
@@ -106,6 +114,7 @@ swe_status swe_index_reserve(swe_index* index, size_t more) {
 swe_status swe_index_remove(swe_index* index, uint64_t id) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_remove: index is NULL");
+    auto writing = index->lock.Write();
     swe_status s = FromStatus(index->index->Remove(id));
     if (s != SWE_OK) return s;
     index->docs.Erase(id);
@@ -117,7 +126,9 @@ swe_status swe_index_remove(swe_index* index, uint64_t id) {
 
 // Not through Guard: its error codes are not answers here. Index::Contains cannot throw.
 int32_t swe_index_contains(const swe_index* index, uint64_t id) {
-  return index != nullptr && index->index->Contains(id) ? 1 : 0;
+  if (index == nullptr) return 0;
+  auto reading = index->lock.Read();
+  return index->index->Contains(id) ? 1 : 0;
 }
 
 swe_search_params swe_search_default_params(void) { return swe_search_params{0}; }
@@ -132,6 +143,7 @@ swe_status swe_index_search(const swe_index* index, const float* query, uint32_t
     swe_status s = swe::capi::CheckSearchParams(params, k, &candidates);
     if (s == SWE_OK) s = swe::capi::CheckQueryDims(*index, query_dims);
     if (s != SWE_OK) return s;
+    auto reading = index->lock.Read();
     return swe::capi::SearchOne(*index, query, k, -INFINITY, candidates, out_ids, out_scores, out_n);
   });
 }
@@ -139,6 +151,7 @@ swe_status swe_index_search(const swe_index* index, const float* query, uint32_t
 swe_status swe_index_set_model(swe_index* index, const swe_model* model) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && model, "swe_index_set_model: NULL index or model");
+    auto writing = index->lock.Write();
     const swe::Model& m = *model->model;
     if (index->index->model_name() == m.provenance().name && index->index->model_checksum() == m.checksum()) {
       return SWE_OK;
@@ -155,6 +168,7 @@ swe_status swe_index_set_model(swe_index* index, const swe_model* model) {
 swe_status swe_index_check_model(const swe_index* index, const swe_model* model) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && model, "swe_index_check_model: NULL index or model");
+    auto reading = index->lock.Read();
     const swe::Index& ix = *index->index;
     const swe::Model& m = *model->model;
     if (ix.model_checksum() != 0 && ix.model_checksum() != m.checksum()) {

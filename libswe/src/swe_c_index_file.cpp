@@ -153,7 +153,10 @@ swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, s
     *out_data = nullptr;
     *out_size = 0;
     std::vector<uint8_t> bytes;
-    if (swe_status s = WholeFile(*index, &bytes, nullptr); s != SWE_OK) return s;
+    {
+      auto reading = index->lock.Read();
+      if (swe_status s = WholeFile(*index, &bytes, nullptr); s != SWE_OK) return s;
+    }
     return CopyOut(bytes, out_data, out_size);
   });
 }
@@ -161,6 +164,8 @@ swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, s
 swe_status swe_index_save_to_file(swe_index* index, const char* path) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_save_to_file: NULL index or path");
+    auto reading = index->lock.Read();  // searches go on; changes wait
+    std::lock_guard<std::mutex> saving(index->save_mutex);
     bool appended = false;
     if (swe_status s = TryAppend(index, path, &appended); s != SWE_OK || appended) return s;
     return WriteWhole(index, path);
@@ -170,6 +175,8 @@ swe_status swe_index_save_to_file(swe_index* index, const char* path) {
 swe_status swe_index_compact_to_file(swe_index* index, const char* path) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_compact_to_file: NULL index or path");
+    auto reading = index->lock.Read();
+    std::lock_guard<std::mutex> saving(index->save_mutex);
     return WriteWhole(index, path);
   });
 }
@@ -180,6 +187,8 @@ swe_status swe_index_save_changes(swe_index* index, uint8_t** out_data, size_t* 
     *out_data = nullptr;
     *out_size = 0;
     *out_offset = 0;
+    auto reading = index->lock.Read();
+    std::lock_guard<std::mutex> saving(index->save_mutex);
     std::vector<uint8_t> bytes;
     swe::IndexFileState after;
     bool record = index->has_file && index->journal_complete;
@@ -205,6 +214,8 @@ swe_status swe_index_refresh_from_file(swe_index* index, const char* path, const
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_refresh_from_file: NULL index or path");
     if (out_changed) *out_changed = 0;
+    auto writing = index->lock.Write();
+    std::lock_guard<std::mutex> saving(index->save_mutex);
     if (!index->journal.empty() || !index->journal_complete || (!index->has_file && index->index->size() > 0)) {
       return Fail(SWE_ERR_INVALID_ARGUMENT, "swe_index_refresh_from_file: the index has changes not saved yet");
     }

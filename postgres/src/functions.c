@@ -159,7 +159,7 @@ embed_batch(const swe_model *model, ArrayType *inputs, int *n_out)
 
 		CHECK_FOR_INTERRUPTS();
 		swe_pg_check(swe_model_encode_batch(model, texts + first, (size_t) count, NULL, out,
-											(size_t) count * batch->dims), "embed");
+											(size_t) count * batch->dims, NULL), "embed");
 	}
 	*n_out = n;
 	return batch;

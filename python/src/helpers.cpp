@@ -1,56 +1,96 @@
-// Near-duplicate groups and k-means over vectors: the CLI's own code (cli/vector_helpers.h), so that
-// dedupe and cluster give the CLI's (and JS's) results for the same vectors and seed.
+// The C API's swe_vectors_* over NumPy arrays (swe.h, "vectors"): ranking, near-duplicate groups and
+// k-means, computed by the library for every binding, without the GIL. The library's argument errors
+// (k out of range, a non-finite value) are ValueErrors, as Python's own checks raise.
+#include <cmath>
 #include <string>
 
 #include "extension.h"
-#include "vector_helpers.h"
 
 namespace swe_python {
 namespace {
 
-py::list NearDuplicateGroups(py::handle vectors, double threshold) {
-  if (!(threshold >= -1 && threshold <= 1)) throw py::value_error("threshold must be a number in [-1, 1]");
-  FloatArray rows = Matrix(vectors, "near_duplicate_groups");
-  std::vector<std::vector<size_t>> groups;
+// Runs `call` without the GIL; a refused argument is a ValueError, any other failure swe.Error.
+template <class Call>
+void Run(Call&& call) {
+  swe_status status;
   {
     py::gil_scoped_release release;
-    groups = swe::cli::NearDuplicateGroups(rows.data(), static_cast<size_t>(rows.shape(0)),
-                                           static_cast<uint32_t>(rows.shape(1)), threshold);
+    status = call();
   }
+  if (status == SWE_ERR_INVALID_ARGUMENT) throw py::value_error(swe_last_error());
+  Check(status);
+}
+
+uint32_t Dims(const FloatArray& rows) { return static_cast<uint32_t>(rows.shape(1)); }
+
+// (rows int64, scores float32): the up to k rows of `vectors` most similar to `query`, best first.
+py::tuple Rank(py::handle query_object, py::handle vectors_object, int64_t k, float min_score) {
+  if (k < 0) throw py::value_error("k must be non-negative, got " + std::to_string(k));
+  if (std::isnan(min_score)) throw py::value_error("min_score must be a number, not NaN");
+  FloatArray vectors = Matrix(vectors_object, "rank");
+  FloatArray query = Matrix(query_object, "rank: query", vectors.shape(1));
+  if (query.shape(0) != 1) throw py::value_error("rank: one query vector is expected");
+  const size_t n = static_cast<size_t>(vectors.shape(0));
+  const size_t kk = std::min<size_t>(static_cast<size_t>(k), n);
+  std::vector<size_t> rows(kk);
+  std::vector<float> scores(kk);
+  swe_rank_params params = swe_rank_default_params();
+  params.min_score = min_score;
+  size_t found = 0;
+  Run([&] {
+    return swe_vectors_rank(query.data(), vectors.data(), n, Dims(vectors), kk, &params, rows.data(), scores.data(),
+                            &found);
+  });
+  py::array_t<int64_t> out_rows(static_cast<py::ssize_t>(found));
+  FloatArray out_scores(static_cast<py::ssize_t>(found));
+  std::copy(rows.begin(), rows.begin() + found, out_rows.mutable_data());
+  std::copy(scores.begin(), scores.begin() + found, out_scores.mutable_data());
+  return py::make_tuple(out_rows, out_scores);
+}
+
+py::list NearDuplicateGroups(py::handle vectors_object, double threshold) {
+  FloatArray vectors = Matrix(vectors_object, "near_duplicate_groups");
+  const size_t n = static_cast<size_t>(vectors.shape(0));
+  std::vector<size_t> group_of(n);
+  size_t n_groups = 0;
+  Run([&] {
+    return swe_vectors_near_duplicates(vectors.data(), n, Dims(vectors), threshold, group_of.data(), nullptr, &n_groups);
+  });
+  std::vector<py::list> groups(n_groups);
+  for (size_t i = 0; i < n; ++i) groups[group_of[i]].append(py::int_(i));
   py::list out;
-  for (const auto& group : groups) {
-    py::list members;
-    for (size_t row : group) members.append(py::int_(row));
-    out.append(members);
-  }
+  for (py::list& group : groups) out.append(std::move(group));
   return out;
 }
 
-py::tuple KMeans(py::handle vectors, int64_t k, uint32_t seed, int restarts, int iterations) {
-  FloatArray rows = Matrix(vectors, "kmeans");
-  const size_t n = static_cast<size_t>(rows.shape(0));
-  if (k < 1 || static_cast<uint64_t>(k) > n) {
-    throw py::value_error("k must be in 1.." + std::to_string(n) + " (the number of vectors), got " + std::to_string(k));
-  }
-  if (restarts < 1 || restarts > 1000) throw py::value_error("restarts must be in 1..1000");
-  if (iterations < 1) throw py::value_error("iterations must be positive");
-  if (rows.shape(1) < 1) throw py::value_error("kmeans: vectors of 0 dimensions");
-  swe::cli::KMeansResult result;
-  {
-    py::gil_scoped_release release;
-    result = swe::cli::KMeans(rows.data(), n, static_cast<uint32_t>(rows.shape(1)), static_cast<uint32_t>(k), seed,
-                              restarts, iterations);
-  }
+// (labels int32, centroids float32 (k, dims), inertia, iterations)
+py::tuple KMeans(py::handle vectors_object, int64_t k, uint32_t seed, int64_t restarts, int64_t iterations) {
+  FloatArray vectors = Matrix(vectors_object, "kmeans");
+  if (k < 1 || k > UINT32_MAX) throw py::value_error("k must be a positive integer, got " + std::to_string(k));
+  if (restarts < 1 || restarts > 1000) throw py::value_error("restarts must be in 1..1000, got " + std::to_string(restarts));
+  if (iterations < 1 || iterations > UINT32_MAX) throw py::value_error("iterations must be a positive integer");
+  const size_t n = static_cast<size_t>(vectors.shape(0));
+  swe_kmeans_params params = swe_kmeans_default_params();
+  params.seed = seed;
+  params.restarts = static_cast<uint32_t>(restarts);
+  params.max_iterations = static_cast<uint32_t>(iterations);
   py::array_t<int32_t> labels(static_cast<py::ssize_t>(n));
-  std::copy(result.labels.begin(), result.labels.end(), labels.mutable_data());
-  FloatArray centroids({static_cast<py::ssize_t>(k), static_cast<py::ssize_t>(rows.shape(1))});
-  std::copy(result.centroids.begin(), result.centroids.end(), centroids.mutable_data());
-  return py::make_tuple(labels, centroids, result.inertia, result.iterations);
+  FloatArray centroids({static_cast<py::ssize_t>(k), vectors.shape(1)});
+  int32_t* label_data = labels.mutable_data();
+  float* centroid_data = centroids.mutable_data();
+  double inertia = 0;
+  uint32_t rounds = 0;
+  Run([&] {
+    return swe_vectors_kmeans(vectors.data(), n, Dims(vectors), static_cast<uint32_t>(k), &params, label_data,
+                              centroid_data, &inertia, &rounds);
+  });
+  return py::make_tuple(labels, centroids, inertia, rounds);
 }
 
 }  // namespace
 
 void DefineHelpers(py::module_& m) {
+  m.def("rank", &Rank, py::arg("query"), py::arg("vectors"), py::arg("k"), py::arg("min_score"));
   m.def("near_duplicate_groups", &NearDuplicateGroups, py::arg("vectors"), py::arg("threshold"));
   m.def("kmeans", &KMeans, py::arg("vectors"), py::arg("k"), py::arg("seed"), py::arg("restarts"),
         py::arg("iterations"));

@@ -1,12 +1,11 @@
 // swe._swe.Index: a flat cosine index over the C API (swe_index_*), the same files as the CLI and npm
-// package write. Searching and saving to bytes run without the GIL under a shared lock; changing the
-// index and saving to a file (which records where the index stands in it) take the lock exclusively
-// (the C API's rule: adding and removing need exclusive access).
+// package write. Searching, changing and saving to a file run without the GIL: the library locks the
+// index (swe.h, "Thread safety"), so Python threads may use one index at once.
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
+#include <vector>
 
 #include "extension.h"
 
@@ -15,7 +14,6 @@ namespace {
 
 struct Index {
   swe_index* index = nullptr;
-  mutable std::shared_mutex lock;  // shared: searches and saves to bytes without the GIL; exclusive: changes, save_file
   Index() = default;
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
@@ -60,11 +58,7 @@ py::bytes SaveBytes(const Index& self) {
 }
 
 void SaveFile(Index& self, const std::string& path) {
-  CheckWithoutGil([&] {
-    // Exclusive: a save records where the index stands in its file (it appends the changes since).
-    std::unique_lock<std::shared_mutex> writing(self.lock);
-    return swe_index_save_to_file(self.index, path.c_str());
-  });
+  CheckWithoutGil([&] { return swe_index_save_to_file(self.index, path.c_str()); });
 }
 
 void Add(Index& self, py::handle ids_object, py::handle vectors_object) {
@@ -78,8 +72,7 @@ void Add(Index& self, py::handle ids_object, py::handle vectors_object) {
     throw py::value_error("add: " + std::to_string(ids.shape(0)) + " ids for " + std::to_string(vectors.shape(0)) +
                           " vectors");
   }
-  std::unique_lock<std::shared_mutex> writing(self.lock);
-  Check(swe_index_add(self.index, ids.data(), vectors.data(), static_cast<size_t>(ids.shape(0))));
+  CheckWithoutGil([&] { return swe_index_add(self.index, ids.data(), vectors.data(), static_cast<size_t>(ids.shape(0))); });
 }
 
 void AddDocs(Index& self, py::handle ids, py::handle texts, py::handle metadata, py::handle vectors_object) {
@@ -95,8 +88,7 @@ void AddDocs(Index& self, py::handle ids, py::handle texts, py::handle metadata,
   for (size_t i = 0; i < n; ++i) {
     docs[i] = swe_doc{id_list.records()[i], text_list.records()[i], metadata_list.records()[i]};
   }
-  std::unique_lock<std::shared_mutex> writing(self.lock);
-  Check(swe_index_add_docs(self.index, docs.data(), vectors.data(), n));
+  CheckWithoutGil([&] { return swe_index_add_docs(self.index, docs.data(), vectors.data(), n); });
 }
 
 // (ids (n, k) uint64, scores (n, k) float32, counts (n,) int64): query q's hits are the first counts[q]
@@ -125,9 +117,8 @@ py::tuple SearchBatch(const Index& self, py::handle queries_object, int64_t k, f
   uint64_t* id_data = ids.mutable_data();
   float* score_data = scores.mutable_data();
   CheckWithoutGil([&] {
-    std::shared_lock<std::shared_mutex> reading(self.lock);
-    return swe_index_search_batch(self.index, query_data, n, self.dims(), kk, min_score, &params,
-                                              id_data, score_data, found.data());
+    return swe_index_search_batch(self.index, query_data, n, self.dims(), kk, min_score, &params, id_data, score_data,
+                                  found.data());
   });
   for (size_t q = 0; q < n; ++q) count_data[q] = static_cast<int64_t>(found[q]);
   return py::make_tuple(ids, scores, counts);
@@ -136,8 +127,16 @@ py::tuple SearchBatch(const Index& self, py::handle queries_object, int64_t k, f
 py::array_t<uint64_t> Ids(const Index& self) {
   size_t n = 0;
   Check(swe_index_get_ids(self.index, nullptr, 0, &n));
+  std::vector<uint64_t> ids(n);
+  swe_status status;
+  // Another thread may add entries between the two calls: the second then says how many to make room for.
+  while ((status = swe_index_get_ids(self.index, ids.data(), ids.size(), &n)) == SWE_ERR_INVALID_ARGUMENT &&
+         n > ids.size()) {
+    ids.resize(n);
+  }
+  Check(status);
   py::array_t<uint64_t> out(static_cast<py::ssize_t>(n));
-  Check(swe_index_get_ids(self.index, out.mutable_data(), n, &n));
+  std::copy(ids.begin(), ids.begin() + n, out.mutable_data());
   return out;
 }
 
@@ -163,8 +162,11 @@ py::object GetDoc(const Index& self, uint64_t entry) {
 }
 
 bool Remove(Index& self, uint64_t entry) {
-  std::unique_lock<std::shared_mutex> writing(self.lock);
-  const swe_status status = swe_index_remove(self.index, entry);
+  swe_status status;
+  {
+    py::gil_scoped_release release;
+    status = swe_index_remove(self.index, entry);
+  }
   if (status == SWE_ERR_NOT_FOUND) return false;
   Check(status);
   return true;
@@ -191,10 +193,7 @@ void DefineIndex(py::module_& m) {
       .def("get_doc", &GetDoc, py::arg("entry"))
       .def("remove", &Remove, py::arg("entry"))
       .def("contains", [](const Index& self, uint64_t entry) { return swe_index_contains(self.index, entry) == 1; })
-      .def("set_model", [](Index& self, py::handle model) {
-        std::unique_lock<std::shared_mutex> writing(self.lock);
-        Check(swe_index_set_model(self.index, ModelHandle(model)));
-      })
+      .def("set_model", [](Index& self, py::handle model) { Check(swe_index_set_model(self.index, ModelHandle(model))); })
       .def("check_model", [](const Index& self, py::handle model) {
         Check(swe_index_check_model(self.index, ModelHandle(model)));
       });

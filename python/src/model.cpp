@@ -44,6 +44,37 @@ std::unique_ptr<Model> LoadBytes(py::buffer data) {
   return out;
 }
 
+// Encodes `list` into `data` (n rows of encode dims) and each text's known words into `counts` (may
+// be null), without the GIL; batches of thousands of texts are split over `threads` (0: every core).
+void EncodeTexts(const Model& self, const Texts& list, const swe_encode_params& params, int threads, float* data,
+                 uint32_t* counts) {
+  const uint32_t encode_dims = swe_model_get_encode_dims(self.model, &params);
+  const size_t n = list.size();
+  const swe_text* records = list.records().data();
+  size_t n_threads = threads > 0 ? static_cast<size_t>(threads)
+                                 : std::max<size_t>(1, std::thread::hardware_concurrency());
+  n_threads = std::max<size_t>(1, std::min(n_threads, n / kTextsPerThread));
+  std::vector<swe_status> statuses(n_threads, SWE_OK);
+  std::vector<std::string> messages(n_threads);
+  {
+    py::gil_scoped_release release;
+    auto run = [&](size_t t) {
+      const size_t begin = n * t / n_threads;
+      const size_t count = n * (t + 1) / n_threads - begin;
+      statuses[t] = swe_model_encode_batch(self.model, records + begin, count, &params, data + begin * encode_dims,
+                                           count * encode_dims, counts ? counts + begin : nullptr);
+      if (statuses[t] != SWE_OK) messages[t] = swe_last_error();
+    };
+    std::vector<std::thread> workers;
+    for (size_t t = 1; t < n_threads; ++t) workers.emplace_back(run, t);
+    run(0);
+    for (std::thread& worker : workers) worker.join();
+  }
+  for (size_t t = 0; t < n_threads; ++t) {
+    if (statuses[t] != SWE_OK) ThrowError(statuses[t], messages[t]);
+  }
+}
+
 // texts (a sequence of str) into a new (n, dims) array, or into `out` when given.
 FloatArray Encode(const Model& self, py::handle texts, uint32_t dims, int threads, py::object out_object) {
   const swe_encode_params params = self.Params(dims);
@@ -61,30 +92,7 @@ FloatArray Encode(const Model& self, py::handle texts, uint32_t dims, int thread
                             ", " + std::to_string(encode_dims) + ")");
     }
   }
-  float* data = out.mutable_data();
-  const swe_text* records = list.records().data();
-  size_t n_threads = threads > 0 ? static_cast<size_t>(threads)
-                                 : std::max<size_t>(1, std::thread::hardware_concurrency());
-  n_threads = std::max<size_t>(1, std::min(n_threads, n / kTextsPerThread));
-  std::vector<swe_status> statuses(n_threads, SWE_OK);
-  std::vector<std::string> messages(n_threads);
-  {
-    py::gil_scoped_release release;
-    auto run = [&](size_t t) {
-      const size_t begin = n * t / n_threads;
-      const size_t count = n * (t + 1) / n_threads - begin;
-      statuses[t] = swe_model_encode_batch(self.model, records + begin, count, &params, data + begin * encode_dims,
-                                           count * encode_dims);
-      if (statuses[t] != SWE_OK) messages[t] = swe_last_error();
-    };
-    std::vector<std::thread> workers;
-    for (size_t t = 1; t < n_threads; ++t) workers.emplace_back(run, t);
-    run(0);
-    for (std::thread& worker : workers) worker.join();
-  }
-  for (size_t t = 0; t < n_threads; ++t) {
-    if (statuses[t] != SWE_OK) ThrowError(statuses[t], messages[t]);
-  }
+  EncodeTexts(self, list, params, threads, out.mutable_data(), nullptr);
   return out;
 }
 
@@ -100,25 +108,15 @@ FloatArray EncodeOne(const Model& self, py::handle text, uint32_t dims) {
   return out;
 }
 
-py::tuple EncodeWithInfo(const Model& self, py::handle texts, uint32_t dims) {
+// encode() of a sequence of str, and how many words of each text the model knows: (vectors, uint32 counts).
+py::tuple EncodeWithInfo(const Model& self, py::handle texts, uint32_t dims, int threads) {
   const swe_encode_params params = self.Params(dims);
   const uint32_t encode_dims = swe_model_get_encode_dims(self.model, &params);
   Texts list(texts, "encode_with_info");
   const size_t n = list.size();
   FloatArray vectors({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(encode_dims)});
   py::array_t<uint32_t> known(static_cast<py::ssize_t>(n));
-  float* out = vectors.mutable_data();
-  uint32_t* counts = known.mutable_data();
-  swe_status status = SWE_OK;
-  {
-    py::gil_scoped_release release;
-    for (size_t i = 0; i < n && status == SWE_OK; ++i) {
-      const swe_text& text = list.records()[i];
-      status = swe_model_encode_text(self.model, text.data, text.size, &params, out + i * encode_dims, encode_dims,
-                                     &counts[i]);
-    }
-  }
-  Check(status);
+  EncodeTexts(self, list, params, threads, vectors.mutable_data(), known.mutable_data());
   return py::make_tuple(vectors, known);
 }
 
@@ -181,7 +179,7 @@ void DefineModel(py::module_& m) {
       }, py::arg("dims"))
       .def("encode", &Encode, py::arg("texts"), py::arg("dims"), py::arg("threads"), py::arg("out") = py::none())
       .def("encode_one", &EncodeOne, py::arg("text"), py::arg("dims"))
-      .def("encode_with_info", &EncodeWithInfo, py::arg("texts"), py::arg("dims"))
+      .def("encode_with_info", &EncodeWithInfo, py::arg("texts"), py::arg("dims"), py::arg("threads") = 0)
       .def("similarity", &Similarity, py::arg("a"), py::arg("b"), py::arg("dims"))
       .def("tokenize", &Tokenize, py::arg("text"));
 }

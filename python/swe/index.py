@@ -18,8 +18,9 @@ class Index:
     """Entries of (id, vector): an integer id, or a document with a string id, its text and metadata.
 
     Index(model) makes an empty index for the model's vectors; Index.load(path_or_bytes, model) reads
-    one. Equal scores are ordered by ascending entry id. Searching may run in many threads at once;
-    adding and removing need exclusive access.
+    one. Equal scores are ordered by ascending entry id. Safe to use from many threads at once: searches
+    run side by side (without the GIL), and each change waits for them and runs alone (the library's
+    lock, swe.h).
     """
 
     def __init__(self, model: Optional[Model] = None, *, dtype: str = "f32", dims: Optional[int] = None,

@@ -115,10 +115,12 @@ class Model:
                 print(f"\rswe: encoded {done}/{n} texts", end="\n" if done == n else "", file=sys.stderr, flush=True)
         return self._finish(out, normalize)
 
-    def encode_with_info(self, texts: Texts, *, dims: Optional[int] = None):
-        """(vectors, known_words): encode() of a list (shape (n, dims)), and how many words of each text
-        the model knows (uint32). A text with 0 known words has a zero row: it matches nothing."""
-        return self._handle.encode_with_info([texts] if isinstance(texts, str) else texts, self._dims(dims))
+    def encode_with_info(self, texts: Texts, *, dims: Optional[int] = None, threads: Optional[int] = None):
+        """(vectors, known_words): encode() of a list (shape (n, dims), the model's own vectors), and how
+        many words of each text the model knows (uint32), from the same pass. A text with 0 known words
+        has a zero row: it matches nothing."""
+        texts = [texts] if isinstance(texts, str) else texts
+        return self._handle.encode_with_info(texts, self._dims(dims), _threads(threads))
 
     def similarity(self, a: Texts, b: Texts, *, dims: Optional[int] = None):
         """Cosine similarity of two texts, in [-1, 1] (0 when either has no known word); for two lists
@@ -137,35 +139,25 @@ class Model:
 
     def rank(self, query: str, texts: Sequence[str], *, min_score: Optional[float] = None,
              dims: Optional[int] = None) -> List[Dict[str, Any]]:
-        """`texts` by similarity to `query`, best first (ties by position): [{index, text, score}].
-        Empty when the query has no known word; min_score drops texts scoring below it."""
-        if not isinstance(query, str):
-            raise TypeError(f"rank: query must be a str, got {type(query).__name__}")
+        """`texts` by similarity to `query`, best first (ties by position): [{index, text, score}], the
+        scores those `swe search` gives. Empty when the query has no known word; min_score drops texts
+        scoring below it."""
         texts = _as_tuple(texts, "rank")
-        q, known = self.encode_with_info(query, dims=dims)
-        if known[0] == 0:
-            return []
-        vectors = self.encode(texts, dims=dims).astype(np.float64)
-        query64 = q[0].astype(np.float64)
-        norms = np.sqrt((vectors * vectors).sum(axis=1) * (query64 @ query64))
-        scores = np.divide(vectors @ query64, norms, out=np.zeros(len(texts)), where=norms > 0)
-        floor = -np.inf if min_score is None else _score(min_score, "min_score")
-        order = sorted((i for i in range(len(texts)) if scores[i] >= floor), key=lambda i: (-scores[i], i))
-        return [{"index": i, "text": texts[i], "score": float(scores[i])} for i in order]
+        return self._rank(query, texts, len(texts), min_score, dims)
 
     def topk(self, query: str, texts: Sequence[str], k: int, *, min_score: Optional[float] = None,
              dims: Optional[int] = None) -> List[Dict[str, Any]]:
-        """The k texts most similar to `query`: rank() cut to k."""
+        """The k texts most similar to `query`: rank() cut to k (without ranking the rest)."""
         _check_int(k, "k")
         if k < 0:
             raise ValueError(f"k must be non-negative, got {k}")
-        return self.rank(query, texts, min_score=min_score, dims=dims)[:k]
+        return self._rank(query, _as_tuple(texts, "topk"), k, min_score, dims)
 
     def dedupe(self, texts: Sequence[str], threshold: float = 0.9, *, dims: Optional[int] = None) -> Dedupe:
         """Near-duplicate groups (each member has cosine >= threshold with its group's first text) and
         the first text of each group, in order; as `swe dedupe` and the npm package's dedupe()."""
         texts = _as_tuple(texts, "dedupe")
-        groups = near_duplicate_groups(self.encode(texts, dims=dims), _score(threshold, "threshold"))
+        groups = near_duplicate_groups(self.encode(texts, dims=dims, normalize=False), _score(threshold, "threshold"))
         return Dedupe([texts[g[0]] for g in groups], groups)
 
     def cluster(self, texts: Sequence[str], k: int, *, seed: int = 0, restarts: int = 4, iterations: int = 100,
@@ -173,19 +165,23 @@ class Model:
         """k-means clusters of the texts (as `swe cluster`): texts with no known word are left out
         (label -1); the others get the clusters kmeans() finds for their vectors and the seed."""
         texts = _as_tuple(texts, "cluster")
-        vectors, known = self.encode_with_info(texts, dims=dims)
-        rows = np.flatnonzero(known > 0)
-        if len(rows) == 0:
-            raise ValueError("cluster: no text has a word the model knows")
-        result: KMeansResult = kmeans(vectors[rows], k, seed=seed, restarts=restarts, iterations=iterations)
-        labels = np.full(len(texts), -1, dtype=np.int32)
-        labels[rows] = result.labels
-        return Clusters(labels, result.centroids, result.inertia, result.iterations)
+        vectors = self.encode(texts, dims=dims, normalize=False)
+        result: KMeansResult = kmeans(vectors, k, seed=seed, restarts=restarts, iterations=iterations)
+        return Clusters(*result)
 
     def create_index(self, *, dtype: str = "f32", dims: Optional[int] = None) -> "Index":
         """A new empty swe.Index for this model's vectors (dtype 'f32' or 'int8')."""
         from .index import Index
         return Index(self, dtype=dtype, dims=dims)
+
+    def _rank(self, query: str, texts: tuple, k: int, min_score: Optional[float], dims: Optional[int]):
+        # The library's swe_vectors_rank over the model's own vectors (as `swe search` indexes them).
+        if not isinstance(query, str):
+            raise TypeError(f"rank: query must be a str, got {type(query).__name__}")
+        floor = -np.inf if min_score is None else _score(min_score, "min_score")
+        q = self.encode(query, dims=dims, normalize=False)
+        rows, scores = _swe.rank(q, self.encode(texts, dims=dims, normalize=False), k, floor)
+        return [{"index": int(i), "text": texts[i], "score": float(s)} for i, s in zip(rows, scores)]
 
     def _dims(self, dims: Optional[int]) -> int:
         if dims is None:

@@ -264,11 +264,15 @@ TEST(Encoder, BatchEqualsSingle) {
   }
   texts.push_back("alpha");
   std::vector<float> batch(texts.size() * kDims, 7.0f);
-  encoder.EncodeBatch(texts.data(), texts.size(), batch.data());
+  std::vector<uint32_t> n_words(texts.size(), 99);
+  encoder.EncodeBatch(texts.data(), texts.size(), batch.data(), n_words.data());
+  std::vector<float> without_counts(batch.size());
+  encoder.EncodeBatch(texts.data(), texts.size(), without_counts.data());
+  EXPECT_EQ(without_counts, batch);
   Encoder other(*model);
   for (size_t i = 0; i < texts.size(); ++i) {
     std::vector<float> single(kDims);
-    other.Encode(texts[i], single.data());
+    EXPECT_EQ(other.Encode(texts[i], single.data()), n_words[i]) << texts[i];
     EXPECT_EQ(std::memcmp(single.data(), batch.data() + i * kDims, kDims * sizeof(float)), 0) << texts[i];
   }
 }

@@ -26,16 +26,10 @@
 namespace swe {
 namespace {
 
+using testing::RandomVectors;
+
 // swe_index_contains returns Contains' answer directly (1 or 0, no status guard): it must not throw.
 static_assert(noexcept(std::declval<const Index&>().Contains(0)), "Index::Contains must be noexcept");
-
-std::vector<float> RandomVectors(size_t n, uint32_t dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> out(n * dims);
-  for (float& v : out) v = normal(rng);
-  return out;
-}
 
 std::unique_ptr<Index> MakeIndex(uint32_t dims, DType dtype) {
   std::unique_ptr<Index> index;

@@ -2,7 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace swe::testing {
+
+std::vector<float> RandomVectors(size_t n, uint32_t dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> out(n * dims);
+  for (float& v : out) v = normal(rng);
+  return out;
+}
 
 ModelContents RandomContents(const std::vector<std::string>& words, uint32_t dims, uint32_t seed) {
   ModelContents c;

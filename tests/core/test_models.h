@@ -11,6 +11,8 @@
 
 namespace swe::testing {
 
+// n rows of dims standard-normal floats, row-major (seeded): vectors for indexes and rankings.
+std::vector<float> RandomVectors(size_t n, uint32_t dims, uint32_t seed);
 // Contents with the given words and deterministic pseudo-random vectors in [-1, 1) (seeded).
 ModelContents RandomContents(const std::vector<std::string>& words, uint32_t dims, uint32_t seed = 1);
 // Writes `contents` in `dtype` and reads it back; fails the current test (and returns null) on error.

@@ -1,5 +1,5 @@
-/* swe.h compiled as C (C99, pedantic): the header is valid C and the index works without a model
- * (searched with and without swe_search_params).
+/* swe.h compiled as C (C99, pedantic): the header is valid C, the index works without a model
+ * (searched with and without swe_search_params), and so do the swe_vectors_* on a C caller's rows.
  * Exits 0 on success; prints the failed check otherwise. */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +56,28 @@ int main(void) {
     swe_free_bytes(bytes);
     swe_index_free(loaded);
     swe_index_free(index);
+
+    /* The same three rows ranked, filtered, grouped and clustered. */
+    size_t rows[3];
+    float scores[3];
+    swe_rank_params rank = swe_rank_default_params();
+    CHECK(rank.min_score == -INFINITY && rank.order == SWE_RANK_BEST_FIRST);
+    CHECK(swe_vectors_rank(query, vectors, 3, 4, 3, NULL, rows, scores, &n_hits) == SWE_OK);
+    CHECK(n_hits == 3 && rows[0] == 1 && rows[1] == 2 && rows[2] == 0 && scores[2] == 0.0f);
+    rank.min_score = 0.5f;
+    rank.order = SWE_RANK_ROW_ORDER;
+    CHECK(swe_vectors_rank(query, vectors, 3, 4, 3, &rank, rows, NULL, &n_hits) == SWE_OK);
+    CHECK(n_hits == 2 && rows[0] == 1 && rows[1] == 2);
+    size_t groups[3], n_groups = 0;
+    CHECK(swe_vectors_near_duplicates(vectors, 3, 4, 0.7, groups, NULL, &n_groups) == SWE_OK);
+    CHECK(n_groups == 2 && groups[0] == 0 && groups[1] == 1 && groups[2] == 0);
+    int32_t labels[3];
+    double inertia = -1;
+    swe_kmeans_params kmeans = swe_kmeans_default_params();
+    kmeans.seed = 7;
+    CHECK(swe_vectors_kmeans(vectors, 3, 4, 3, &kmeans, labels, NULL, &inertia, NULL) == SWE_OK);
+    CHECK(labels[0] != labels[1] && labels[1] != labels[2] && labels[0] != labels[2] && inertia == 0.0);
+    CHECK(swe_vectors_kmeans(vectors, 3, 4, 4, NULL, labels, NULL, NULL, NULL) == SWE_ERR_INVALID_ARGUMENT);
     puts("ok");
     return 0;
 }

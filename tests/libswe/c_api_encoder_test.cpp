@@ -58,11 +58,13 @@ TEST_F(CApiTest, EncoderEqualsModelCalls) {
     params.dims = dims;
     const uint32_t d = swe_model_get_encode_dims(model_.get(), &params);
     std::vector<float> mine(batch.size() * d), expected(batch.size() * d);
-    ASSERT_EQ(swe_encoder_encode_batch(encoder.get(), batch.data(), batch.size(), &params, mine.data(), mine.size()),
-              SWE_OK) << swe_last_error();
+    std::vector<uint32_t> my_words(batch.size()), expected_words(batch.size());
+    ASSERT_EQ(swe_encoder_encode_batch(encoder.get(), batch.data(), batch.size(), &params, mine.data(), mine.size(),
+                                       my_words.data()), SWE_OK) << swe_last_error();
     ASSERT_EQ(swe_model_encode_batch(model_.get(), batch.data(), batch.size(), &params, expected.data(),
-                                     expected.size()), SWE_OK);
+                                     expected.size(), expected_words.data()), SWE_OK);
     EXPECT_TRUE(BitEqual(mine, expected)) << dims;
+    EXPECT_EQ(my_words, expected_words) << dims;
   }
 }
 
@@ -126,14 +128,14 @@ TEST_F(CApiTest, EncoderRejectsBadArguments) {
             SWE_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(swe_last_error()).find("exceeds"), std::string::npos);
 
-  EXPECT_EQ(swe_encoder_encode_batch(nullptr, nullptr, 0, nullptr, nullptr, 0), SWE_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), nullptr, 0, nullptr, nullptr, 0), SWE_OK);
-  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), nullptr, 2, nullptr, nullptr, 0), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_encoder_encode_batch(nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), nullptr, 0, nullptr, nullptr, 0, nullptr), SWE_OK);
+  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), nullptr, 2, nullptr, nullptr, 0, nullptr), SWE_ERR_INVALID_ARGUMENT);
   std::vector<float> out(2 * kDims);
   swe_text bad[2] = {{"cat", 3}, {nullptr, 4}};
-  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), bad, 2, nullptr, out.data(), out.size()), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), bad, 2, nullptr, out.data(), out.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(swe_last_error()).find("swe_encoder_encode_batch: text 1"), std::string::npos);
-  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), bad, 1, nullptr, out.data(), kDims - 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_encoder_encode_batch(encoder.get(), bad, 1, nullptr, out.data(), kDims - 1, nullptr), SWE_ERR_INVALID_ARGUMENT);
 
   // After the refusals it still encodes as the model does.
   std::vector<float> mine, expected;

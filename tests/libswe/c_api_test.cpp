@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -256,7 +257,7 @@ TEST_F(CApiTest, KeptEncoderFollowsModelsAndDims) {
           // A batch of two, sharing the kept encoder when small (not with the long text).
           const swe_text batch[2] = {{text.data(), text.size()}, {kTexts[1].data(), kTexts[1].size()}};
           std::vector<float> both(2 * v.size());
-          ASSERT_EQ(swe_model_encode_batch(handle, batch, 2, &params, both.data(), both.size()), SWE_OK);
+          ASSERT_EQ(swe_model_encode_batch(handle, batch, 2, &params, both.data(), both.size(), nullptr), SWE_OK);
           EXPECT_TRUE(BitEqual(std::vector<float>(both.begin(), both.begin() + v.size()), expect(*core, text, dims)));
           EXPECT_TRUE(BitEqual(std::vector<float>(both.begin() + v.size(), both.end()), expect(*core, kTexts[1], dims)));
         }
@@ -317,20 +318,37 @@ TEST_F(CApiTest, BatchEqualsSingle) {
     params.dims = dims;
     uint32_t d = swe_model_get_encode_dims(model_.get(), &params);
     std::vector<float> out(texts.size() * d);
-    ASSERT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, out.data(), out.size()), SWE_OK)
+    std::vector<uint32_t> n_words(texts.size(), 99);
+    ASSERT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, out.data(), out.size(),
+                                     n_words.data()), SWE_OK)
         << swe_last_error();
     for (size_t i = 0; i < kTexts.size(); ++i) {
       std::vector<float> row(out.begin() + i * d, out.begin() + (i + 1) * d);
       EXPECT_TRUE(BitEqual(row, CoreEncode(kTexts[i], dims))) << i;
+      // The known-word counts of the same pass: encode_text's, and 0 exactly for the zero rows.
+      std::vector<float> single(d);
+      uint32_t words = 99;
+      ASSERT_EQ(swe_model_encode_text(model_.get(), kTexts[i].data(), kTexts[i].size(), &params, single.data(), d,
+                                      &words), SWE_OK);
+      EXPECT_EQ(n_words[i], words) << i;
+      EXPECT_EQ(n_words[i] == 0, std::all_of(row.begin(), row.end(), [](float x) { return x == 0.0f; })) << i;
     }
-    EXPECT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, out.data(), out.size() - 1),
-              SWE_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::count(n_words.begin(), n_words.end(), 0u), 0) << "no text without a known word";
+    EXPECT_NE(std::count(n_words.begin(), n_words.end(), 0u), static_cast<ptrdiff_t>(n_words.size()));
+    // Without the counts: the same vectors.
+    std::vector<float> again(out.size());
+    ASSERT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, again.data(), again.size(),
+                                     nullptr), SWE_OK);
+    EXPECT_TRUE(BitEqual(again, out));
+    EXPECT_EQ(swe_model_encode_batch(model_.get(), texts.data(), texts.size(), &params, out.data(), out.size() - 1,
+                                     n_words.data()), SWE_ERR_INVALID_ARGUMENT);
   }
-  EXPECT_EQ(swe_model_encode_batch(model_.get(), nullptr, 0, nullptr, nullptr, 0), SWE_OK);
-  EXPECT_EQ(swe_model_encode_batch(model_.get(), nullptr, 2, nullptr, nullptr, 0), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), nullptr, 0, nullptr, nullptr, 0, nullptr), SWE_OK);
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), nullptr, 2, nullptr, nullptr, 0, nullptr), SWE_ERR_INVALID_ARGUMENT);
   std::vector<float> out(2 * kDims);
   swe_text bad[2] = {{"cat", 3}, {nullptr, 4}};
-  EXPECT_EQ(swe_model_encode_batch(model_.get(), bad, 2, nullptr, out.data(), out.size()), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), bad, 2, nullptr, out.data(), out.size(), nullptr),
+            SWE_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(swe_last_error()).find("text 1"), std::string::npos);
 }
 

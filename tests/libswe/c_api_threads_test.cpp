@@ -2,12 +2,15 @@
 // once through every read-only call (encode, batch, similarity, analyze, info, search, contains,
 // check, save, approximate search; each thread's own swe_encoder too), give the single-threaded
 // results bit for bit; the threads share a freshly loaded index, so its binary codes are built by
-// whichever approximate search comes first. In the ThreadSanitizer build (preset "tsan", run by
-// scripts/test.sh) the same test also proves the calls free of data races.
+// whichever approximate search comes first. And one index changed by several threads (add, add_docs,
+// remove, set_model) while others read it through every call, with no lock of the caller's: each
+// reader sees whole changes only, and the writers' changes all land. In the ThreadSanitizer build
+// (preset "tsan", run by scripts/test.sh) the same tests also prove the calls free of data races.
 #include "swe.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -53,7 +56,7 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
   std::vector<swe_text> batch;
   for (const std::string& t : kTexts) batch.push_back({t.data(), t.size()});
   std::vector<float> batch_out(n * kDims);
-  if (swe_model_encode_batch(model, batch.data(), n, nullptr, batch_out.data(), batch_out.size()) != SWE_OK) return false;
+  if (swe_model_encode_batch(model, batch.data(), n, nullptr, batch_out.data(), batch_out.size(), nullptr) != SWE_OK) return false;
   for (size_t i = 0; i < n; ++i) {
     const std::string& t = kTexts[i];
     if (swe_model_encode_text(model, t.data(), t.size(), nullptr, r->vectors[i].data(), kDims, nullptr) != SWE_OK) return false;
@@ -81,7 +84,7 @@ bool Compute(const swe_model* model, const swe_index* index, Reference* r) {
   // An encoder of this thread's own (swe_encoder): the same vectors, one by one and as a batch.
   swe_encoder* encoder = nullptr;
   if (swe_encoder_new(model, &encoder) != SWE_OK) return false;
-  bool same = swe_encoder_encode_batch(encoder, batch.data(), n, nullptr, batch_out.data(), batch_out.size()) == SWE_OK;
+  bool same = swe_encoder_encode_batch(encoder, batch.data(), n, nullptr, batch_out.data(), batch_out.size(), nullptr) == SWE_OK;
   for (size_t i = 0; i < n && same; ++i) {
     std::vector<float> v(kDims);
     same = swe_encoder_encode_text(encoder, kTexts[i].data(), kTexts[i].size(), nullptr, v.data(), kDims, nullptr) ==
@@ -198,6 +201,139 @@ TEST(CApiThreadsBinary, FirstApproximateSearchFromManyThreadsAtOnce) {
     EXPECT_EQ(got[t], expected[t]) << "thread " << t;
   }
 }
+
+// Readers and writers on one index at once, the callers holding no lock: the library's (swe.h).
+class CApiThreadsChange : public ::testing::TestWithParam<int32_t> {};
+
+constexpr uint32_t kChangeDims = kDims;  // the model's (swe_index_check_model)
+constexpr int kBase = 50;              // documents "base-N" that no writer touches
+constexpr int kWriters = 3, kReaders = 5;
+constexpr int kWriterRounds = 60, kReaderRounds = 60;
+
+uint64_t WriterId(int w, int i) { return (uint64_t{1} << 62) + 1000000ull * (w + 1) - i; }
+
+std::vector<float> Vector(uint32_t seed) {  // a distinct direction per seed
+  std::vector<float> v(kChangeDims);
+  uint32_t s = seed * 2654435761u + 1;
+  for (float& x : v) x = float((s = s * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.5f;
+  return v;
+}
+
+// One reader's round over every read call; false when a call failed or saw a half-made change.
+bool ReadRound(const swe_index* index, const swe_model* model, int round) {
+  const int b = round % kBase;
+  const std::string id = "base-" + std::to_string(b);
+  uint64_t entry = 0;
+  if (swe_index_find_doc(index, id.data(), id.size(), &entry) != SWE_OK) return false;
+  swe_doc doc{};
+  if (swe_index_get_doc(index, entry, &doc) != SWE_OK) return false;
+  // A copy for this thread: whole, whatever the writers do meanwhile.
+  if (std::string(doc.id.data, doc.id.size) != id || std::string(doc.text.data, doc.text.size) != "text of " + id ||
+      std::string(doc.metadata.data, doc.metadata.size) != "{\"n\":" + std::to_string(b) + "}") {
+    return false;
+  }
+  // The base document's own vector finds it (exactly, and approximately with every entry a candidate).
+  const std::vector<float> query = Vector(b);
+  uint64_t ids[4];
+  float scores[4];
+  size_t n = 0;
+  if (swe_index_search(index, query.data(), kChangeDims, 4, nullptr, ids, scores, &n) != SWE_OK || n != 4) return false;
+  if (std::find(ids, ids + 4, entry) == ids + 4) return false;
+  swe_search_params params = swe_search_default_params();
+  params.candidates = 100000;
+  size_t counts[1];
+  if (swe_index_search_batch(index, query.data(), 1, kChangeDims, 4, -1.0f, &params, ids, scores, counts) != SWE_OK ||
+      counts[0] != 4 || std::find(ids, ids + 4, entry) == ids + 4) {
+    return false;
+  }
+  if (swe_index_contains(index, entry) != 1) return false;
+  const size_t size = swe_index_get_size(index);
+  if (size < kBase || swe_index_get_doc_count(index) < kBase) return false;
+  // The ids, asked for twice: a change in between shows as a buffer grown too small, then asked again.
+  std::vector<uint64_t> all(size);
+  swe_status s;
+  while ((s = swe_index_get_ids(index, all.data(), all.size(), &n)) == SWE_ERR_INVALID_ARGUMENT && n > all.size()) {
+    all.resize(n);
+  }
+  if (s != SWE_OK || n < kBase) return false;
+  if (swe_index_check_model(index, model) != SWE_OK) return false;
+  // A saved copy holds a whole state: every base document and as many ids as entries.
+  uint8_t* bytes = nullptr;
+  size_t size_bytes = 0;
+  if (swe_index_save_to_bytes(index, &bytes, &size_bytes) != SWE_OK) return false;
+  swe_index* copy = nullptr;
+  s = swe_index_load_from_bytes(bytes, size_bytes, nullptr, &copy);
+  swe_free_bytes(bytes);
+  if (s != SWE_OK) return false;
+  bool whole = swe_index_find_doc(copy, id.data(), id.size(), &entry) == SWE_OK && swe_index_get_size(copy) >= kBase;
+  swe_index_free(copy);
+  return whole;
+}
+
+TEST_P(CApiThreadsChange, ReadersAndWritersOnOneIndex) {
+  const std::vector<uint8_t> bytes = swe::testing::ModelBytes(swe::fuzz::SeedContents(swe::SubwordKind::kNone),
+                                                              swe::DType::kF32);
+  swe_model* m = nullptr;
+  ASSERT_EQ(swe_model_load_from_bytes(bytes.data(), bytes.size(), nullptr, &m), SWE_OK);
+  std::unique_ptr<swe_model, void (*)(swe_model*)> model(m, swe_model_free);
+  swe_index* x = nullptr;
+  ASSERT_EQ(swe_index_create(kChangeDims, GetParam(), &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> index(x, swe_index_free);
+  for (int b = 0; b < kBase; ++b) {
+    const std::string id = "base-" + std::to_string(b), text = "text of " + id, meta = "{\"n\":" + std::to_string(b) + "}";
+    const swe_doc doc{{id.data(), id.size()}, {text.data(), text.size()}, {meta.data(), meta.size()}};
+    ASSERT_EQ(swe_index_add_docs(index.get(), &doc, Vector(b).data(), 1), SWE_OK) << swe_last_error();
+  }
+  // Writer w owns integer ids counting down from 2^62 + 1,000,000 * (w + 1) (a new document's entry,
+  // one past the largest id, then never meets one) and documents "w<w>-<i>": it adds, replaces and
+  // removes them, and records the model (set_model, a change too).
+  std::vector<int> failures(kWriters + kReaders, 0);
+  std::atomic<int> waiting{kWriters + kReaders};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      waiting.fetch_sub(1);
+      while (waiting.load() > 0) {}
+      for (int i = 0; i < kWriterRounds; ++i) {
+        const uint64_t id = WriterId(w, i);
+        const std::vector<float> v = Vector(1000 + w * kWriterRounds + i);
+        failures[w] += swe_index_add(index.get(), &id, v.data(), 1) != SWE_OK;
+        const std::string doc_id = "w" + std::to_string(w) + "-" + std::to_string(i % 7), text = "t" + std::to_string(i);
+        const swe_doc doc{{doc_id.data(), doc_id.size()}, {text.data(), text.size()}, {nullptr, 0}};
+        failures[w] += swe_index_add_docs(index.get(), &doc, v.data(), 1) != SWE_OK;  // replaces after 7 rounds
+        if (i % 3 == 2) failures[w] += swe_index_remove(index.get(), WriterId(w, i - 1)) != SWE_OK;
+        if (i % 10 == 0) failures[w] += swe_index_set_model(index.get(), model.get()) != SWE_OK;
+      }
+    });
+  }
+  for (int r = 0; r < kReaders; ++r) {
+    threads.emplace_back([&, r] {
+      waiting.fetch_sub(1);
+      while (waiting.load() > 0) {}
+      for (int round = 0; round < kReaderRounds; ++round) failures[kWriters + r] += !ReadRound(index.get(), model.get(), round + r);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t t = 0; t < failures.size(); ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+  // Every change landed: per writer, the integer ids not removed and its 7 documents.
+  size_t expected = kBase;
+  for (int w = 0; w < kWriters; ++w) {
+    for (int i = 0; i < kWriterRounds; ++i) {
+      const uint64_t id = WriterId(w, i);
+      const bool removed = (i + 1) % 3 == 2 && i + 1 < kWriterRounds;  // removed by round i + 1
+      EXPECT_EQ(swe_index_contains(index.get(), id), removed ? 0 : 1) << id;
+      expected += !removed;
+    }
+    expected += 7;
+  }
+  EXPECT_EQ(swe_index_get_size(index.get()), expected);
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), size_t{kBase} + 7 * kWriters);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CApiThreadsChange, ::testing::Values(int32_t{SWE_DTYPE_F32}, int32_t{SWE_DTYPE_INT8}),
+                         [](const ::testing::TestParamInfo<int32_t>& info) {
+                           return std::string(info.param == SWE_DTYPE_F32 ? "f32" : "int8");
+                         });
 
 std::string ParamName(const ::testing::TestParamInfo<CApiThreads::ParamType>& info) {
   const char* subword[] = {"words", "wordpiece", "unigram"};

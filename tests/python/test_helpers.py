@@ -1,4 +1,5 @@
-"""rank, topk, dedupe and cluster: the swe program's results for the same texts and seed."""
+"""rank, topk, dedupe and cluster: one implementation in the library (swe.h's swe_vectors_*), so the
+swe program's results for the same texts and seed, exactly."""
 import json
 
 import numpy as np
@@ -20,9 +21,14 @@ def test_rank_and_topk_match_swe_search(model, model_path, cli, sentences, tmp_p
         expected = json.loads(cli("search", model_path, "--docs", docs, "--json", "-k", 10, query))["hits"]
         ranked = model.topk(query, texts, 10)
         assert [h["index"] + 1 for h in ranked] == [int(h["id"]) for h in expected]  # CLI ids: line numbers
-        np.testing.assert_allclose([h["score"] for h in ranked], [h["score"] for h in expected], atol=1e-6)
+        # The same float32 scores (the CLI prints each as the shortest text that reads back as it).
+        assert [np.float32(h["score"]) for h in ranked] == [np.float32(h["score"]) for h in expected]
+        assert model.rank(query, texts)[:10] == ranked
     assert model.rank("!!! ...", texts) == []
-    assert all(h["score"] >= 0.5 for h in model.rank("a man", texts, min_score=0.5))
+    strong = model.rank("a man", texts, min_score=0.5)
+    assert strong and all(h["score"] >= 0.5 for h in strong)
+    assert strong == [h for h in model.rank("a man", texts) if h["score"] >= np.float32(0.5)]
+    assert model.topk("a man", texts, 0) == [] and model.rank("a man", []) == []
 
 
 def test_dedupe_matches_swe_dedupe(model, model_path, cli, sentences, tmp_path):
@@ -53,6 +59,12 @@ def test_vector_helpers_check_their_arguments(model):
     assert swe.kmeans(vectors, 2).labels.tolist() in ([0, 0, 1], [1, 1, 0])
     with pytest.raises(ValueError):
         swe.kmeans(vectors, 4)
+    with pytest.raises(ValueError, match="nonzero rows"):
+        swe.kmeans(np.vstack([vectors, np.zeros((2, model.dims), np.float32)]), 4)  # 5 rows, 3 of them nonzero
+    labels = swe.kmeans(np.vstack([vectors, np.zeros((1, model.dims), np.float32)]), 2).labels.tolist()
+    assert labels[3] == -1 and labels[:3] in ([0, 0, 1], [1, 1, 0])
+    with pytest.raises(ValueError):
+        swe.near_duplicate_groups(np.array([[1.0, np.nan]], np.float32), 0.5)
     with pytest.raises(ValueError):
         swe.near_duplicate_groups(vectors, 2)
     with pytest.raises(TypeError):

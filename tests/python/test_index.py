@@ -122,29 +122,43 @@ def test_the_swe_program_reads_an_index_written_here(model, model_path, cli, tmp
     assert answer["hits"][0]["id"] == "kitten"
 
 
-def test_searching_threads_while_another_thread_adds_and_removes(model, sentences):
+def test_searching_threads_while_other_threads_add_and_remove(model, sentences):
     vectors = model.encode(sentences)
     index = swe.Index(model)
     index.add(list(range(100)), vectors=vectors[:100])
+    index.add(["kept"], ["a document no thread changes"], [{"n": 1}], vectors=vectors[:1])
+    index.add([f"doc-{d}" for d in range(10)], sentences[:10], vectors=vectors[:10])  # the writers replace these
     stop = threading.Event()
     failures = []
 
-    def search():  # the GIL is released while searching: the index's lock keeps changes out
+    def search():  # the GIL is released while searching and changing: the library's lock orders them
         while not stop.is_set():
             counts = index.search_arrays(vectors[:20], 5)[2]
             if not (counts == 5).all():
                 failures.append(counts)
+            if index.get("kept") != {"id": "kept", "text": "a document no thread changes", "metadata": {"n": 1}}:
+                failures.append("get")
+            if len(index.ids()) < 101:
+                failures.append("ids")
+
+    def change(first):  # the writers' ids interleave: 1000 + first, 1000 + first + 2, ...
+        for i in range(first, len(sentences), 2):
+            index.add(1000 + i, vectors=vectors[i:i + 1])
+            if i % 3 == 0 and i >= 150:
+                assert index.remove(1000 + i - 50)  # this writer's own
+            index.add([f"doc-{i % 10}"], [sentences[i]], vectors=vectors[i:i + 1])
     searchers = [threading.Thread(target=search) for _ in range(3)]
-    for t in searchers:
+    writers = [threading.Thread(target=change, args=(first,)) for first in (100, 101)]
+    for t in searchers + writers:
         t.start()
-    for i in range(100, len(sentences)):
-        index.add(i, vectors=vectors[i:i + 1])
-        if i % 3 == 0:
-            assert index.remove(i - 50)
+    for t in writers:
+        t.join()
     stop.set()
     for t in searchers:
         t.join()
-    assert not failures and len(index) == len(sentences) - len(range(102, len(sentences), 3))
+    removed = len(range(150, len(sentences), 3))
+    assert not failures and len(index) == 100 + 1 + 10 + len(sentences) - 100 - removed
+    assert [index.get(f"doc-{d}")["text"] for d in range(10)] == [sentences[i] for i in range(len(sentences) - 10, len(sentences))]
 
 
 def test_stored_metadata_that_cannot_be_shown_is_said_so():

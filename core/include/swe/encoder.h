@@ -25,7 +25,8 @@ class Encoder {
   // Writes dims() floats to `out`; returns how many words contributed.
   uint32_t Encode(std::string_view text, float* out);
   // Writes n * dims() floats, row-major: the same as Encode on each text, faster for short texts.
-  void EncodeBatch(const std::string_view* texts, size_t n, float* out);
+  // `n_words` (may be null; else n counts) receives what Encode would return for each text.
+  void EncodeBatch(const std::string_view* texts, size_t n, float* out, uint32_t* n_words = nullptr);
 
  private:
   // The sentence vector of rows ids[0..count) into out; returns how many words contributed.

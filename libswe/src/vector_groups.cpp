@@ -1,12 +1,12 @@
-// Near-duplicate groups and k-means, written to match js/src/helpers.js step for step: sums in double,
-// centroids stored as float (JS keeps them in a Float32Array).
-#include "vector_helpers.h"
+// Near-duplicate groups and k-means: sums in double, centroids stored as float. (Written once in C++
+// and once in JS until both moved here; the arithmetic is that of both, so their seeds' clusters stay.)
+#include "vector_groups.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace swe::cli {
+namespace swe::capi {
 namespace {
 
 double Dot(const float* a, size_t i, const float* b, size_t j, uint32_t dims) {
@@ -28,8 +28,7 @@ double Distance2(const float* a, size_t i, const float* b, size_t j, uint32_t di
   return s;
 }
 
-// Cosine from a dot product and the two squared norms, as dot / sqrt(|a|^2 |b|^2) (js/src/helpers.js's
-// cosine): exactly 1 for two identical rows (dot = |a|^2 = |b|^2, and sqrt(x * x) = x), which dedupe's
+// Cosine from a dot product and the two squared norms, as dot / sqrt(|a|^2 |b|^2): exactly 1 for two identical rows (dot = |a|^2 = |b|^2, and sqrt(x * x) = x), which dedupe's
 // threshold 1 must merge; a product of inverse norms can round below 1. 0 when either row is zero.
 double Cosine(double dot, double square_a, double square_b) {
   return square_a == 0 || square_b == 0 ? 0 : dot / std::sqrt(square_a * square_b);
@@ -83,28 +82,31 @@ double Mulberry32::Next() {
   return static_cast<double>(t ^ (t >> 14)) / 4294967296.0;
 }
 
-double RowCosine(const float* vectors, uint32_t dims, size_t i, size_t j) {
-  return Cosine(Dot(vectors, i, vectors, j, dims), Dot(vectors, i, vectors, i, dims), Dot(vectors, j, vectors, j, dims));
-}
-
-std::vector<std::vector<size_t>> NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold) {
+size_t NearDuplicateGroups(const float* vectors, size_t n, uint32_t dims, double threshold, size_t* out_groups,
+                           float* out_scores) {
   std::vector<double> squares(n);
   for (size_t i = 0; i < n; ++i) squares[i] = Dot(vectors, i, vectors, i, dims);
-  std::vector<std::vector<size_t>> groups;
+  std::vector<size_t> firsts;  // each group's first row (its representative)
   for (size_t i = 0; i < n; ++i) {
-    auto group = groups.end();
+    size_t group = firsts.size();
+    double score = squares[i] == 0 ? 0 : 1;  // as a representative: its cosine with itself
     if (squares[i] != 0) {  // a zero row joins no group, and no row joins a zero row's group
-      group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
-        return squares[g[0]] != 0 && Cosine(Dot(vectors, g[0], vectors, i, dims), squares[g[0]], squares[i]) >= threshold;
-      });
+      for (size_t g = 0; g < firsts.size(); ++g) {
+        const size_t first = firsts[g];
+        if (squares[first] == 0) continue;
+        const double cosine = Cosine(Dot(vectors, first, vectors, i, dims), squares[first], squares[i]);
+        if (cosine >= threshold) {
+          group = g;
+          score = cosine;
+          break;
+        }
+      }
     }
-    if (group != groups.end()) {
-      group->push_back(i);
-    } else {
-      groups.push_back({i});
-    }
+    if (group == firsts.size()) firsts.push_back(i);
+    out_groups[i] = group;
+    if (out_scores != nullptr) out_scores[i] = static_cast<float>(score);
   }
-  return groups;
+  return firsts.size();
 }
 
 namespace {
@@ -157,4 +159,4 @@ KMeansResult KMeans(const float* vectors, size_t n, uint32_t dims, uint32_t k, u
   return best;
 }
 
-}  // namespace swe::cli
+}  // namespace swe::capi
