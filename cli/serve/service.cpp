@@ -66,6 +66,10 @@ Service::Service(cli::ModelPtr model, const std::string& index_path, const Limit
     model_normalizes_ = info.value("normalize", true);
   }
   if (index_path_.empty()) return;
+  changes_.Run([this] { OpenIndex(); });  // the index's memory is the change thread's (change_thread.h)
+}
+
+void Service::OpenIndex() {
   struct stat st;
   if (stat(index_path_.c_str(), &st) != 0 && errno == ENOENT) {
     swe_index* raw = nullptr;
@@ -206,8 +210,9 @@ Json Service::Search(const Json& body) {
   params.candidates = GetCount(body, "candidates", 0, 0, UINT32_MAX);
   RequireIndex();
   if (FileMayHaveChanged()) {  // another writer's change: seen by every search that starts after it
-    std::lock_guard<std::mutex> changing(change_mutex_);
-    if (FileMayHaveChanged()) Refresh();
+    changes_.Run([this] {
+      if (FileMayHaveChanged()) Refresh();
+    });
   }
   const std::shared_ptr<swe_index> kept = Index();
   const swe_index* index = kept.get();
@@ -259,27 +264,28 @@ Json Service::AddDocuments(const Json& body) {
     docs[i] = {{ids[i].data(), ids[i].size()}, {texts[i].data(), texts[i].size()},
                {metadata[i].data(), metadata[i].size()}};
   }
-  std::lock_guard<std::mutex> changing(change_mutex_);
-  util::FileLock file_lock;
-  LockAndRefresh(&file_lock);
-  if (index_dims_ != dims) {  // the file was replaced by an index of other dims meanwhile
-    dims = index_dims_;
-    vectors = Encode(texts, dims, &words);
-  }
-  swe_index* index = index_.get();
-  size_t replaced = 0;
-  for (const std::string& id : ids) {
-    uint64_t entry = 0;
-    replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
-  }
-  const swe_status status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
-  if (status != SWE_OK) {
-    const std::string error = swe_last_error();
-    Save();  // the documents before the bad one were added: keep the file and the memory alike
-    throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
-  }
-  Save();
-  return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", swe_index_get_size(index_.get())}};
+  return changes_.Run([&]() -> Json {
+    util::FileLock file_lock;
+    LockAndRefresh(&file_lock);
+    if (index_dims_ != dims) {  // the file was replaced by an index of other dims meanwhile
+      dims = index_dims_;
+      vectors = Encode(texts, dims, &words);
+    }
+    swe_index* index = index_.get();
+    size_t replaced = 0;
+    for (const std::string& id : ids) {
+      uint64_t entry = 0;
+      replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
+    }
+    const swe_status status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
+    if (status != SWE_OK) {
+      const std::string error = swe_last_error();
+      Save();  // the documents before the bad one were added: keep the file and the memory alike
+      throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
+    }
+    Save();
+    return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", swe_index_get_size(index_.get())}};
+  });
 }
 
 Json Service::RemoveDocuments(const Json& body) {
@@ -291,23 +297,24 @@ Json Service::RemoveDocuments(const Json& body) {
     if (!id.is_string()) throw ApiError(400, "'ids' must be a non-empty array of strings");
   }
   RequireIndex();
-  std::lock_guard<std::mutex> changing(change_mutex_);
-  util::FileLock file_lock;
-  LockAndRefresh(&file_lock);
-  swe_index* index = index_.get();
-  Json missing = Json::array();
-  size_t removed = 0;
-  for (const Json& id : ids) {
-    const std::string text = id.get<std::string>();
-    uint64_t entry = 0;
-    if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
-      ++removed;
-    } else {
-      missing.push_back(text);
+  return changes_.Run([&]() -> Json {
+    util::FileLock file_lock;
+    LockAndRefresh(&file_lock);
+    swe_index* index = index_.get();
+    Json missing = Json::array();
+    size_t removed = 0;
+    for (const Json& id : ids) {
+      const std::string text = id.get<std::string>();
+      uint64_t entry = 0;
+      if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
+        ++removed;
+      } else {
+        missing.push_back(text);
+      }
     }
-  }
-  if (removed > 0) Save();
-  return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
+    if (removed > 0) Save();
+    return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
+  });
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include "swe/util/file.h"
 
 #include "../common.h"
+#include "change_thread.h"
 #include "json_body.h"
 
 namespace swe::serve {
@@ -57,16 +58,17 @@ class Service {
   // The vectors of `texts` with `dims` dimensions, row-major; *known_words the words that counted.
   std::vector<float> Encode(const std::vector<std::string>& texts, uint32_t dims, uint64_t* known_words) const;
   uint32_t RequireIndex() const;  // the index's dims; ApiError(404) when there is none
+  void OpenIndex();  // on the change thread: loads the file, or starts an empty index when there is none
   std::shared_ptr<swe_index> Index() const;  // the index now (a search keeps the one it started with)
-  // Under change_mutex_, before a change: takes the file's lock into *file_lock (when the file exists)
+  // On the change thread, before a change: takes the file's lock into *file_lock (when the file exists)
   // and brings the index up to date with it (Refresh).
   void LockAndRefresh(util::FileLock* file_lock);
-  // Under change_mutex_: applies the changes other writers appended to the file since this server
+  // On the change thread: applies the changes other writers appended to the file since this server
   // last read or wrote it, or reads the file whole when another writer replaced it.
   void Refresh();
   // Whether the file may hold changes this server has not read (it grew, or was replaced): one stat.
   bool FileMayHaveChanged() const;
-  void Save();  // under change_mutex_; reloads the file when the write fails
+  void Save();  // on the change thread; reloads the file when the write fails
   void RememberFile();  // the identity and size of the file just read or written
   void RememberFile(const struct stat& st);
   bool FileReplaced() const;  // the file is no longer the one RememberFile() saw
@@ -75,7 +77,7 @@ class Service {
   std::string model_name_;
   bool model_normalizes_ = true;
   std::string index_path_;
-  // Replaced as a whole (std::atomic_store, under change_mutex_) only when the file is reloaded; read
+  // Replaced as a whole (std::atomic_store, on the change thread) only when the file is reloaded; read
   // with std::atomic_load (Index()).
   std::shared_ptr<swe_index> index_;
   std::atomic<uint32_t> index_dims_{0};  // read by changes and searches, set when the file is reloaded
@@ -85,12 +87,12 @@ class Service {
   std::atomic<uint64_t> file_dev_{0};
   std::atomic<uint64_t> file_ino_{0};
   std::atomic<int64_t> file_size_{0};  // its size then: appends by other writers make it grow
-  std::string file_header_;  // under change_mutex_
+  std::string file_header_;  // on the change thread
   mutable std::atomic<uint64_t> texts_embedded_{0};  // counted by Encode, a const method
-  // One change at a time, file included: a change is a transaction on the file (its flock orders
-  // other processes' writers, this orders this server's). A search takes it only to apply another
+  // Runs every change, one at a time, file included: a change is a transaction on the file (its flock
+  // orders other processes' writers, this orders this server's). A search asks it only to apply another
   // writer's change first.
-  std::mutex change_mutex_;
+  ChangeThread changes_;
   Limits limits_;
 };
 

@@ -19,18 +19,12 @@ namespace swe {
 
 namespace {
 
-using index_internal::AllFinite;
 using index_internal::ElementSize;
 
 using index_internal::kMaxBlobBytes;
 
 void PutU64(uint8_t* p, uint64_t v) {
   for (int b = 0; b < 8; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
-}
-uint64_t GetU64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int b = 0; b < 8; ++b) v |= uint64_t{p[b]} << (8 * b);
-  return v;
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -44,8 +38,8 @@ schema::DType ToSchema(DType dtype) {
 }  // namespace
 
 Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* docs, IndexFileState* state) const {
-  const uint64_t count = ids_.size();
-  const uint64_t data_bytes = count * dims_ * ElementSize(dtype_);
+  const uint64_t count = size_;
+  const uint64_t data_bytes = count * row_bytes();
   if (count > UINT32_MAX || count * 8 > kMaxBlobBytes || data_bytes > kMaxBlobBytes) {
     return TooLarge("index of " + std::to_string(count) + " vectors is too large for one file");
   }
@@ -54,19 +48,18 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* d
     schema::Index::Builder root = message.initRoot<schema::Index>();
     root.setDims(dims_);
     capnp::Data::Builder ids = root.initIds(static_cast<unsigned>(count * 8));
-    for (size_t i = 0; i < count; ++i) PutU64(ids.begin() + 8 * i, ids_[i]);
     schema::Table::Builder table = root.initVectors();
     table.setDtype(ToSchema(dtype_));
     table.setRows(static_cast<uint32_t>(count));
     table.setDims(dims_);
     capnp::Data::Builder data = table.initData(static_cast<unsigned>(data_bytes));
-    if (data_bytes > 0) {
-      std::memcpy(data.begin(), dtype_ == DType::kF32 ? static_cast<const void*>(f32_.data()) : i8_.data(),
-                  data_bytes);
-    }
-    if (dtype_ == DType::kInt8) {
-      capnp::Data::Builder scales = table.initScales(static_cast<unsigned>(count * 4));
-      if (count > 0) std::memcpy(scales.begin(), scales_.data(), count * 4);
+    capnp::Data::Builder scales;
+    if (dtype_ == DType::kInt8) scales = table.initScales(static_cast<unsigned>(count * 4));
+    for (size_t c = 0; c < chunks_.size(); ++c) {  // chunk by chunk: the file holds one table
+      const size_t start = c * index_internal::kChunkRows, m = RowsIn(c);
+      for (size_t r = 0; r < m; ++r) PutU64(ids.begin() + 8 * (start + r), chunks_[c]->ids[r]);
+      std::memcpy(data.begin() + start * row_bytes(), chunks_[c]->data.get(), m * row_bytes());
+      if (dtype_ == DType::kInt8) std::memcpy(scales.begin() + start * 4, chunks_[c]->scales.get(), m * 4);
     }
     root.setModelName(capnp::Text::Reader(model_name_.data(), model_name_.size()));
     root.setModelChecksum(model_checksum_);
@@ -142,33 +135,7 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
     if (scales.size() != (dtype == DType::kInt8 ? count * 4 : 0))
       return Corrupt("index: scales blob has the wrong size");
     index.reset(new Index(dims, dtype));
-    index->ids_.resize(count);
-    index->next_id_stale_ = true;  // computed on first use: loading stays one pass over the ids
-    index->slots_->position.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-      index->ids_[i] = GetU64(ids.begin() + 8 * i);
-      if (!index->slots_->position.emplace(index->ids_[i], i).second) {
-        return Corrupt("index: duplicate id " + std::to_string(index->ids_[i]));
-      }
-    }
-    if (dtype == DType::kF32) {
-      index->f32_.resize(count * dims);
-      if (count > 0) std::memcpy(index->f32_.data(), values.begin(), values.size());
-      if (!AllFinite(index->f32_.data(), index->f32_.size()))
-        return Corrupt("index: non-finite vector value");
-      if (!index_internal::RowsAreUnit(index->f32_.data(), count, dims)) return Corrupt("index: a stored vector is not unit length");
-    } else {
-      index->i8_.resize(count * dims);
-      index->scales_.resize(count);
-      if (count > 0) {
-        std::memcpy(index->i8_.data(), values.begin(), values.size());
-        std::memcpy(index->scales_.data(), scales.begin(), scales.size());
-      }
-      if (!std::all_of(index->scales_.begin(), index->scales_.end(), index_internal::ScaleFitsUnitRow)) return Corrupt("index: a scale is negative, non-finite or too large");
-      // The scan kernels take [-127, 127] (simd/kernels.h); the writer never stores -128.
-      if (count > 0 && std::memchr(index->i8_.data(), 0x80, index->i8_.size()) != nullptr)
-        return Corrupt("index: an int8 vector value is -128 (int8 vectors hold -127..127)");
-    }
+    SWE_RETURN_IF_ERROR(index->FillFromBlobs(ids.begin(), values.begin(), scales.begin(), count));
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());
     index->model_checksum_ = root.getModelChecksum();

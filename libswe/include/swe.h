@@ -14,14 +14,18 @@
  *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
  *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
  *     once. An `swe_index` may be used from any number of threads at once by every call but
- *     swe_index_free(): the calls that read it (search, get, find, save, ...) run side by side, and a
- *     call that changes it (swe_index_add, _add_docs, _remove, _reserve, _set_model,
- *     _refresh_from_file) runs alone, waiting for the calls in progress, so every call sees the index
- *     before or after each change, never during one. Saves (swe_index_save_to_file, _compact_to_file,
- *     _save_changes) read it alongside searches and run one at a time. The library holds those locks;
- *     callers need none. swe_index_free() must be the last call on an index, with no other in
- *     progress. An `swe_encoder` serves one thread at a time. The swe_vectors_* functions keep no
- *     state. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
+ *     swe_index_free(), and a search never waits for a change: a call that reads the index (search,
+ *     get, find, contains, save to bytes, ...) reads the version the last change published (an atomic
+ *     load of a pointer), while a call that changes it (swe_index_add, _add_docs, _remove, _reserve,
+ *     _set_model, _refresh_from_file) waits for the change or save before it, edits the index's next
+ *     version (which shares all it does not change with the published one: a change costs what it
+ *     changes, not the index) and publishes it when done. So every call sees the index before or after
+ *     each change, never during one. Saves to a file (swe_index_save_to_file, _compact_to_file,
+ *     _save_changes) run one at a time with the changes, beside searches. The first approximate
+ *     search of an index codes its rows, as a change. The library does all of this; callers need no
+ *     lock. swe_index_free() must be the last call on an index, with no other in progress. An
+ *     `swe_encoder` serves one thread at a time. The swe_vectors_* functions keep no state. (Tested
+ *     under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
  *   - Per-thread state: the swe_model_* encode calls reuse, in each thread until it exits, an encoder
  *     for the model and dims it used last (a few KB; it serves texts of up to 4 KB, longer ones get an
  *     encoder of their own for the call), because building one per call cost a short text about a

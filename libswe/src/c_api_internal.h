@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "index_lock.h"
+#include "index_version.h"
 #include "swe.h"
 #include "swe/encoder.h"
 #include "swe/index.h"
@@ -34,22 +34,22 @@ struct swe_encoder {
 };
 
 struct swe_index {
+  // What reading calls read (index_version.h): std::atomic_load / std::atomic_store only.
+  std::shared_ptr<const swe::capi::IndexVersion> published;
+  // The writer's side, under `writer` (a swe::capi::Change, or a save): the index and documents the
+  // next change edits, and the file they were loaded from or last written to (`has_file`): where the
+  // index stands in it, the file's identity when it is a file (swe_c_index_file.cpp), and the changes
+  // made since, which the next save appends as one record (docs/FORMAT.md, "Index change log").
+  // `journal_complete` is false when a change cannot be recorded (the model changed, or the changes
+  // outgrew a record): the next save writes the whole index.
+  mutable std::mutex writer;
   std::unique_ptr<swe::Index> index;
   swe::IndexDocs docs;  // string ids, texts and metadata of some entries (saved with the index)
-  // The bytes this index was loaded from or last wrote (`has_file`): where it stands in them, the
-  // file's identity when they are a file (swe_c_index_file.cpp), and the changes made since, which
-  // the next save appends as one record (docs/FORMAT.md, "Index change log"). `journal_complete` is
-  // false when a change cannot be recorded (the model changed, or the changes outgrew a record):
-  // the next save writes the whole index.
   bool has_file = false;
   swe::IndexFileState file;
   swe::util::FileId file_id;  // {0, 0}: bytes, not a file
   swe::IndexJournal journal;
   bool journal_complete = true;
-  swe::capi::IndexLock lock;  // held by every call on the index but create, load and free (index_lock.h)
-  // Held with `lock` shared by a save, which changes only `file`, `file_id`, `journal` and
-  // `journal_complete`: saves are one at a time, while searches go on (changes hold `lock` alone).
-  std::mutex save_mutex;
 };
 
 namespace swe::capi {
@@ -90,12 +90,14 @@ std::string_view View(const char* data, size_t size);
 // True when the `dims` floats at `x` are all zero: a text with no known word, similar to nothing.
 bool IsZero(const float* x, uint32_t dims);
 // SWE_ERR_INVALID_ARGUMENT unless a query has the index's dims.
-swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims);
+swe_status CheckQueryDims(const IndexVersion& index, uint32_t query_dims);
 // The up to k hits of one query scoring at least min_score; none for the zero vector. `candidates`:
-// 0 for exact search, else binary search rescoring that many (swe_search_params). The caller holds
-// the index's lock (Read).
-swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, size_t candidates,
+// 0 for exact search, else binary search rescoring that many (swe_search_params).
+swe_status SearchOne(const IndexVersion& index, const float* query, size_t k, float min_score, size_t candidates,
                      uint64_t* out_ids, float* out_scores, size_t* out_n);
+// The version to search with `candidates`: one with binary codes (made once, as a change, when the
+// index has none yet) when candidates is not 0.
+std::shared_ptr<const IndexVersion> ReadForSearch(const swe_index& index, size_t candidates);
 // SWE_ERR_INVALID_ARGUMENT unless params (NULL = defaults) suit a search for k hits; *candidates gets its count.
 swe_status CheckSearchParams(const swe_search_params* params, size_t k, size_t* candidates);
 // The largest index file a reader with `params` reads: its base and a change log of half of it.

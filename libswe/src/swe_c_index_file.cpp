@@ -50,8 +50,9 @@ swe_status LoadInto(const uint8_t* data, size_t size, const swe_load_params* par
 namespace {
 
 // The whole index as a new base, and where the index stands in it.
-swe_status WholeFile(const swe_index& index, std::vector<uint8_t>* bytes, swe::IndexFileState* state) {
-  return FromStatus(index.index->Save(bytes, 3, &index.docs, state));
+swe_status WholeFile(const swe::Index& index, const swe::IndexDocs& docs, std::vector<uint8_t>* bytes,
+                     swe::IndexFileState* state) {
+  return FromStatus(index.Save(bytes, 3, &docs, state));
 }
 
 // After `index` wrote (or was loaded from) the bytes `state` describes: the changes so far are in them.
@@ -66,7 +67,7 @@ void Written(swe_index* index, swe::IndexFileState state, swe::util::FileId id) 
 swe_status WriteWhole(swe_index* index, const char* path) {
   std::vector<uint8_t> bytes;
   swe::IndexFileState state;
-  if (swe_status s = WholeFile(*index, &bytes, &state); s != SWE_OK) return s;
+  if (swe_status s = WholeFile(*index->index, index->docs, &bytes, &state); s != SWE_OK) return s;
   std::string error;
   swe::util::AtomicFile out;
   swe::util::FileId id;
@@ -153,10 +154,8 @@ swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, s
     *out_data = nullptr;
     *out_size = 0;
     std::vector<uint8_t> bytes;
-    {
-      auto reading = index->lock.Read();
-      if (swe_status s = WholeFile(*index, &bytes, nullptr); s != SWE_OK) return s;
-    }
+    const auto version = swe::capi::Read(*index);
+    if (swe_status s = WholeFile(version->index, version->docs, &bytes, nullptr); s != SWE_OK) return s;
     return CopyOut(bytes, out_data, out_size);
   });
 }
@@ -164,8 +163,7 @@ swe_status swe_index_save_to_bytes(const swe_index* index, uint8_t** out_data, s
 swe_status swe_index_save_to_file(swe_index* index, const char* path) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_save_to_file: NULL index or path");
-    auto reading = index->lock.Read();  // searches go on; changes wait
-    std::lock_guard<std::mutex> saving(index->save_mutex);
+    std::lock_guard<std::mutex> saving(index->writer);  // one save or change at a time; searches go on
     bool appended = false;
     if (swe_status s = TryAppend(index, path, &appended); s != SWE_OK || appended) return s;
     return WriteWhole(index, path);
@@ -175,8 +173,7 @@ swe_status swe_index_save_to_file(swe_index* index, const char* path) {
 swe_status swe_index_compact_to_file(swe_index* index, const char* path) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_compact_to_file: NULL index or path");
-    auto reading = index->lock.Read();
-    std::lock_guard<std::mutex> saving(index->save_mutex);
+    std::lock_guard<std::mutex> saving(index->writer);
     return WriteWhole(index, path);
   });
 }
@@ -187,8 +184,7 @@ swe_status swe_index_save_changes(swe_index* index, uint8_t** out_data, size_t* 
     *out_data = nullptr;
     *out_size = 0;
     *out_offset = 0;
-    auto reading = index->lock.Read();
-    std::lock_guard<std::mutex> saving(index->save_mutex);
+    std::lock_guard<std::mutex> saving(index->writer);
     std::vector<uint8_t> bytes;
     swe::IndexFileState after;
     bool record = index->has_file && index->journal_complete;
@@ -200,7 +196,7 @@ swe_status swe_index_save_changes(swe_index* index, uint8_t** out_data, size_t* 
     }
     if (!record) {
       bytes.clear();
-      if (swe_status s = WholeFile(*index, &bytes, &after); s != SWE_OK) return s;
+      if (swe_status s = WholeFile(*index->index, index->docs, &bytes, &after); s != SWE_OK) return s;
     }
     if (swe_status s = CopyOut(bytes, out_data, out_size); s != SWE_OK) return s;
     *out_offset = record ? index->file.valid_size : 0;
@@ -214,8 +210,7 @@ swe_status swe_index_refresh_from_file(swe_index* index, const char* path, const
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && path, "swe_index_refresh_from_file: NULL index or path");
     if (out_changed) *out_changed = 0;
-    auto writing = index->lock.Write();
-    std::lock_guard<std::mutex> saving(index->save_mutex);
+    swe::capi::Change change(*index);
     if (!index->journal.empty() || !index->journal_complete || (!index->has_file && index->index->size() > 0)) {
       return Fail(SWE_ERR_INVALID_ARGUMENT, "swe_index_refresh_from_file: the index has changes not saved yet");
     }
