@@ -5,6 +5,9 @@
 // kept ~10 MB more resident over 1,000 one-document adds of a 10 MB index (docs/BENCHMARKS.md).
 #pragma once
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -18,7 +21,15 @@ namespace swe::serve {
 
 class ChangeThread {
  public:
-  ChangeThread() : thread_([this] { Loop(); }) {}
+  // The thread starts with every signal blocked: it exists before the server blocks SIGTERM and SIGINT
+  // for the thread that waits for them (http_server.cpp), and a stop signal it took would kill the process.
+  ChangeThread() {
+    sigset_t all, before;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &before);
+    thread_ = std::thread([this] { Loop(); });
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  }
   ~ChangeThread() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -63,7 +74,7 @@ class ChangeThread {
   std::condition_variable ready_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
-  std::thread thread_;  // last: started once the rest is ready
+  std::thread thread_;  // started in the constructor, once the rest is ready
 };
 
 }  // namespace swe::serve

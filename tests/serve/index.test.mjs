@@ -3,7 +3,7 @@
 // SIGTERM finishes the requests in flight.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -146,6 +146,28 @@ test('SIGTERM finishes the request in flight and exits 0', async () => {
   assert.equal(res.json.data.length, input.length);
   assert.equal(await server.exited, 0);
   assert.match(server.stderr(), /stopping/);
+});
+
+// A stop signal goes to the thread that waits for it (sigwait): every other thread blocks SIGTERM and
+// SIGINT (one that did not, the thread running index changes, once took SIGTERM and the process died).
+test('every thread of a server with an index blocks the stop signals', async () => {
+  const index = tempIndex();
+  const server = await startServer(['--index', index.file, '--threads', '2']);
+  try {
+    const dir = `/proc/${server.process.pid}/task`;
+    const tasks = readdirSync(dir);
+    assert.ok(tasks.length >= 4, `${tasks.length} threads`);
+    const stops = (1n << 14n) | (1n << 1n);  // SIGTERM (15) and SIGINT (2): bit signal - 1
+    const taking = tasks.filter((task) => {
+      const blocked = BigInt('0x' + /SigBlk:\s*([0-9a-f]+)/.exec(readFileSync(`${dir}/${task}/status`, 'utf8'))[1]);
+      return (blocked & stops) !== stops;
+    });
+    assert.equal(taking.length, 1, `threads taking a stop signal: ${taking}`);  // the one in sigwait (unblocked meanwhile)
+    assert.equal(await server.stop(), 0);
+  } finally {
+    if (server.process.exitCode === null) server.process.kill('SIGKILL');
+    index.cleanup();
+  }
 });
 
 // Stored metadata is shown as the CLI shows it: within 128 levels as JSON (deeper than a request's 32
