@@ -1,24 +1,33 @@
 """The Python package's benchmarks; one JSON object per line on stdout.
 
-    build/python-venv/bin/python bench/python_bench.py [--mode encode|dask|memory] [--texts N]
+    build/python-venv/bin/python bench/python_bench.py [--mode encode|one|topk|dask|memory] [--texts N]
 
 encode: Model.encode (one thread) against the C API's swe_model_encode_batch called through ctypes on
-        build/native/libswe/libswe.so, on the STS-B dev sentences, alternating in one process; each number
-        is the median over --repeats of this thread's CPU time. Needs the venv of tests/python/run.sh and
+        build/native/libswe/libswe.so, on --encode-texts sentences (default 100,000) of
+        ../shared/data/train/en-sentences.txt.zst, alternating in one process; each number is the median
+        over --repeats of this thread's CPU time. Needs the venv of python/tests/run.sh and
         `cmake --build build/native --target swe_shared`.
+one:    encode([text]) of one short sentence, microseconds per call (this thread's CPU time), with the
+        default threads (the CPUs this process may use) and with threads=1: the default must cost nothing.
+topk:   Model.topk(query, texts, 10) on 200,000 sentences against what a NumPy user writes on the same
+        texts (encode, then vectors @ query and np.argpartition), and the ranking alone on the same
+        vectors (the library's swe_vectors_rank against NumPy's matrix-vector product and argpartition),
+        one BLAS thread (OPENBLAS_NUM_THREADS=1): the process's CPU time (every thread), median of
+        --repeats, alternating.
 dask:   swe.dask.encode throughput with one and with two workers (LocalCluster, one thread each) on
-        --texts sentences (default 1,000,000) of ../shared/data/train/en-sentences.txt.zst, read by the
-        workers from a text file (build/bench-texts.txt), each partition read, encoded and summed in one
-        task on the plugin's model (swe.dask.worker_model); only the sums come back. Wall
-        time; the workers' processes' CPU time; and the CPU time of the encode calls alone. On a busy
-        machine the wall time says little: two workers needing no more CPU in total than one means
-        they would scale to 2x on two free cores.
+        --texts sentences (default 1,000,000) of the same file, read by the workers from a text file
+        (build/bench-texts.txt), each partition read, encoded and summed in one task on the plugin's model
+        (swe.dask.worker_model); only the sums come back. Wall time; the workers' processes' CPU time;
+        and the CPU time of the encode calls alone. On a busy machine the wall time says little: two
+        workers needing no more CPU in total than one means they would scale to 2x on two free cores.
 memory: each worker's resident memory before and after the model plugin loads, against the file's size.
 """
 import argparse
 import ctypes
 import json
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # NumPy's side of topk on one thread, as swe's
 import statistics
 import subprocess
 import sys
@@ -31,14 +40,6 @@ import swe
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
-
-
-def stsb():
-    out = []
-    with open(DATA / "eval" / "sts" / "stsbenchmark" / "sts-dev.csv", encoding="utf-8") as f:
-        for line in f:
-            out += line.rstrip("\n").split("\t")[5:7]
-    return out
 
 
 class SweText(ctypes.Structure):
@@ -71,20 +72,26 @@ def c_api_encoder(model_path, texts):
     return run
 
 
-def cpu_seconds(function, min_time=0.2):
-    """This thread's CPU time per call of function(), over at least min_time seconds."""
+def cpu_seconds(function, min_time=0.2, clock=time.thread_time):
+    """CPU time per call of function(), over at least min_time seconds: this thread's, or with
+    clock=time.process_time every thread's of the process."""
     calls = 0
-    start = time.thread_time()
+    start = clock()
     while True:
         function()
         calls += 1
-        elapsed = time.thread_time() - start
+        elapsed = clock() - start
         if elapsed >= min_time:
             return elapsed / calls
 
 
-def bench_encode(repeats):
-    texts = stsb()
+def sentences(n):
+    with open(texts_file(n), encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def bench_encode(n, repeats):
+    texts = sentences(n)
     model = swe.load()
     c_api = c_api_encoder(swe.default_model_path(), texts)
     assert c_api().tobytes() == model.encode(texts, threads=1).tobytes()  # the same vectors
@@ -92,15 +99,58 @@ def bench_encode(repeats):
     for _ in range(repeats):  # alternating, so that load on the machine hits both alike
         python_times.append(cpu_seconds(lambda: model.encode(texts, threads=1)))
         c_times.append(cpu_seconds(c_api))
-    one = cpu_seconds(lambda: model.encode(texts[0]), 0.1)
     python, c = statistics.median(python_times), statistics.median(c_times)
     print(json.dumps({"bench": "python_encode", "texts": len(texts), "python_ms": round(python * 1e3, 3),
                       "c_api_ms": round(c * 1e3, 3), "ratio": round(python / c, 3),
-                      "python_texts_per_s": round(len(texts) / python), "one_text_us": round(one * 1e6, 2)}))
+                      "python_texts_per_s": round(len(texts) / python)}))
+
+
+def bench_one(repeats):
+    model = swe.load()
+    texts = ["a man is playing a guitar"]
+    default, one = [], []
+    for _ in range(repeats):
+        default.append(cpu_seconds(lambda: model.encode(texts), 0.2))
+        one.append(cpu_seconds(lambda: model.encode(texts, threads=1), 0.2))
+    string = statistics.median(cpu_seconds(lambda: model.encode(texts[0]), 0.2) for _ in range(repeats))
+    d, o = statistics.median(default), statistics.median(one)
+    print(json.dumps({"bench": "python_encode_one", "default_threads": swe._checks.CPUS,
+                      "list_default_us": round(d * 1e6, 3), "list_threads_1_us": round(o * 1e6, 3),
+                      "ratio": round(d / o, 3), "str_us": round(string * 1e6, 3)}))
+
+
+def bench_topk(repeats, n=200_000):
+    texts = sentences(n)
+    model = swe.load()
+    query = "a man is playing a guitar"
+    vectors = model.encode(texts, threads=1)
+    q = model.encode(query)
+
+    def numpy_top(v):
+        scores = v @ q
+        top = np.argpartition(-scores, 10)[:10]
+        return top[np.argsort(-scores[top], kind="stable")]
+
+    def numpy_user():
+        return numpy_top(model.encode(texts, threads=1))
+
+    assert [h["index"] for h in model.topk(query, texts, 10)][:3] == list(numpy_top(vectors))[:3]
+    times = {"topk": [], "numpy_user": [], "rank": [], "numpy": []}
+    calls = {"topk": lambda: model.topk(query, texts, 10), "numpy_user": numpy_user,
+             "rank": lambda: swe._swe.rank(q, vectors, 10, float("-inf")), "numpy": lambda: numpy_top(vectors)}
+    for _ in range(repeats):
+        for name, call in calls.items():
+            times[name].append(cpu_seconds(call, 0.05, time.process_time))  # topk encodes on every CPU
+    m = {name: statistics.median(t) for name, t in times.items()}
+    print(json.dumps({"bench": "python_topk", "texts": n, "k": 10,
+                      "topk_ms": round(m["topk"] * 1e3, 2), "numpy_encode_argpartition_ms": round(m["numpy_user"] * 1e3, 2),
+                      "ratio": round(m["topk"] / m["numpy_user"], 3),
+                      "rank_vectors_ms": round(m["rank"] * 1e3, 2), "numpy_vectors_ms": round(m["numpy"] * 1e3, 2),
+                      "rank_ratio": round(m["rank"] / m["numpy"], 3)}))
 
 
 def texts_file(n):
-    path = ROOT / "build" / "bench-texts.txt"
+    path = ROOT / "build" / f"bench-texts-{n}.txt"
     if not path.exists() or sum(1 for _ in open(path, "rb")) != n:
         with open(path, "wb") as out:
             zstd = subprocess.Popen(["zstd", "-dc", str(DATA / "train" / "en-sentences.txt.zst")], stdout=subprocess.PIPE)
@@ -178,14 +228,19 @@ def bench_memory():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["encode", "dask", "memory"], action="append")
+    parser.add_argument("--mode", choices=["encode", "one", "topk", "dask", "memory"], action="append")
     parser.add_argument("--texts", type=int, default=1_000_000)
+    parser.add_argument("--encode-texts", type=int, default=100_000)
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    modes = args.mode or ["encode", "memory", "dask"]
+    modes = args.mode or ["encode", "one", "topk", "memory", "dask"]
     if "encode" in modes:
-        bench_encode(args.repeats)
+        bench_encode(args.encode_texts, args.repeats)
+    if "one" in modes:
+        bench_one(args.repeats)
+    if "topk" in modes:
+        bench_topk(args.repeats)
     if "memory" in modes:
         bench_memory()
     if "dask" in modes:

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "teacher.h"
-#include "use_lite_teacher.h"
+#include "teachers/teacher.h"
+#include "teachers/use_lite_teacher.h"
 
 int main(int argc, char** argv) {
   using namespace swe::trainer;

@@ -42,6 +42,8 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { fail, median, parseArgs, quantile, readSentences, round } from './util.mjs';
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = parseArgs(process.argv.slice(2), {
   model: join(root, 'models/swe-en-use-lite-large-para.swe'),
@@ -341,28 +343,4 @@ function encodeRate(model, sentences, options, seconds) {
   return encoded / ((performance.now() - start) / 1000);
 }
 
-function readSentences(path) {
-  const seen = new Set();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    const cols = line.split('\t');
-    if (cols.length < 7) continue;
-    for (const s of [cols[5], cols[6]]) if (s.trim() !== '') seen.add(s);
-  }
-  return [...seen];
-}
-
-function parseArgs(argv, defaults) {
-  const out = { ...defaults };
-  for (let i = 0; i < argv.length; ++i) {
-    const name = argv[i].replace(/^--/, '');
-    if (!(name in defaults) || i + 1 >= argv.length) fail(`unknown option or missing value: ${argv[i]}`);
-    out[name] = argv[++i];
-  }
-  return out;
-}
-
-function quantile(values, f) { return [...values].sort((a, b) => a - b)[Math.floor(values.length * f)]; }
-function median(values) { return quantile(values, 0.5); }
-function round(x, digits) { return Number(x.toFixed(digits)); }
 function fmt(x) { return x.toLocaleString('en-US'); }
-function fail(message) { console.error(`wasm_vs_native: ${message}`); process.exit(1); }

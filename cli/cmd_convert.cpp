@@ -116,6 +116,24 @@ void ReadWeights(const std::string& path, ModelContents* contents) {
   }
 }
 
+// `bytes` written to `output` atomically once they read back as a model (core's reader checks it all).
+void SaveChecked(const std::vector<uint8_t>& bytes, const std::string& output) {
+  std::unique_ptr<Model> check;
+  Status status = ReadModel(bytes.data(), bytes.size(), &check);
+  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
+  std::string error;
+  if (!util::WriteFileAtomically(output, {{bytes.data(), bytes.size()}}, &error)) throw CliError(1, error);
+}
+
+// `contents` through core's writer, then SaveChecked; returns the file's bytes.
+std::vector<uint8_t> WriteChecked(const ModelContents& contents, const WriteOptions& options, const std::string& output) {
+  std::vector<uint8_t> bytes;
+  Status status = WriteModel(contents, options, &bytes);
+  if (!status.ok()) throw CliError(1, "cannot write the model: " + status.ToString());
+  SaveChecked(bytes, output);
+  return bytes;
+}
+
 // --from swe --weights/--top/--name/--description: the model rewritten by core's writer with new word
 // weights, only its first N words, or another name or description (the table type kept, so an int8 row
 // re-quantises to the same bytes).
@@ -150,13 +168,7 @@ int Rewrite(const util::ParsedArgs& parsed, const std::string& input, const std:
   WriteOptions options;
   options.dtype = model->dtype();
   options.zstd_level = level;
-  std::vector<uint8_t> out;
-  status = WriteModel(contents, options, &out);
-  if (!status.ok()) throw CliError(1, "cannot write the model: " + status.ToString());
-  std::unique_ptr<Model> check;
-  status = ReadModel(out.data(), out.size(), &check);
-  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
-  if (!util::WriteFileAtomically(output, {{out.data(), out.size()}}, &error)) throw CliError(1, error);
+  const std::vector<uint8_t> out = WriteChecked(contents, options, output);
   std::printf("wrote %s: %.2f MB (%s), %s with %s\n", output.c_str(), out.size() / 1e6, dtype_name(options.dtype),
               input.c_str(), what.c_str());
   return 0;
@@ -177,14 +189,66 @@ int Reseal(const util::ParsedArgs& parsed, const std::string& command) {
   if (!util::ReadFile(input, &in, &error)) throw CliError(1, error);
   Status status = ResealModel(in.data(), in.size(), level, &out);
   if (!status.ok()) throw CliError(1, input + ": " + status.ToString());
-  std::unique_ptr<Model> check;
-  status = ReadModel(out.data(), out.size(), &check);
-  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
-  if (!util::WriteFileAtomically(output, {{out.data(), out.size()}}, &error)) throw CliError(1, error);
+  SaveChecked(out, output);
   std::printf("wrote %s: %.2f MB (%s), the same model message as %s (%.2f MB)\n", output.c_str(), out.size() / 1e6,
               out.size() == in.size() && std::equal(in.begin(), in.end(), out.begin()) ? "unchanged"
               : level == 0 ? "raw payload" : "zstd", input.c_str(), in.size() / 1e6);
   return 0;
+}
+
+// --from glove-json|word2vec|model2vec: the words, table, tokenizer and normalize flag into *contents
+// (Model2Vec's facts about itself into *m2v); returns how many entries the source listed.
+uint64_t ReadVectors(const std::string& format, const std::string& input, CjkMode cjk, size_t top, bool normalize,
+                     ModelContents* contents, formats::Model2VecModel* m2v) {
+  if (format == "model2vec") {
+    *m2v = formats::ReadModel2Vec(input);
+    if (m2v->words.empty()) throw CliError(1, input + ": no usable tokens");
+    contents->words = std::move(m2v->words);
+    contents->dims = m2v->dims;
+    contents->vectors = std::move(m2v->vectors);
+    contents->tokenizer = m2v->tokenizer;
+    contents->normalize = m2v->normalize && normalize;
+    return m2v->tokens;
+  }
+  contents->tokenizer.cjk = cjk;
+  formats::WordFilter keep = SingleWordFilter(contents->tokenizer);
+  formats::WordVectors source =
+      format == "glove-json" ? formats::ReadGloveJson(input, keep, top) : formats::ReadWord2VecText(input, keep, top);
+  if (source.words.empty()) throw CliError(1, input + ": no usable words");
+  contents->words = std::move(source.words);
+  contents->dims = source.dims;
+  contents->vectors = std::move(source.vectors);
+  contents->normalize = normalize;
+  return source.entries;
+}
+
+// What the converted model says of itself: --name, --description, --teacher and --corpus, else what is
+// known of the source; the command that made it; the source file's facts.
+void Describe(const util::ParsedArgs& parsed, const std::string& format, const std::string& input,
+              const std::string& output, size_t top, CjkMode cjk, DType dtype, const formats::Model2VecModel& m2v,
+              uint64_t entries, ModelContents* contents) {
+  Provenance& p = contents->provenance;
+  p.name = parsed.get("name", Stem(output));
+  p.description = parsed.get("description", "Word vectors converted from " + BaseName(input) + " by swe convert");
+  const bool m2v_format = format == "model2vec";
+  p.teacher = parsed.get("teacher", m2v_format ? "Model2Vec distillation of " +
+                                                     (m2v.base_model.empty() ? std::string("an unknown model") : m2v.base_model)
+                                               : "none: static word vectors, not distilled from a Sentence Transformer");
+  p.corpus = parsed.get("corpus", m2v_format ? "none: Model2Vec embeds the tokenizer's vocabulary without a corpus"
+                                             : "unknown: converted from " + BaseName(input) + " (" + format + ")");
+  p.recipe = "swe convert --from " + format + (top ? " --top " + std::to_string(top) : std::string()) +
+             " --dtype " + dtype_name(dtype) +
+             (parsed.has("cjk") ? std::string(" --cjk ") + cjk_mode_name(cjk) : std::string()) +
+             (contents->normalize ? "" : " --no-normalize");
+  p.created_by = std::string("swe convert ") + swe_version();
+  p.placeholder = parsed.has("placeholder");
+  p.extra = {{"source_file", BaseName(input)},
+             {"source_format", format},
+             {"source_entries", std::to_string(entries)}};
+  if (m2v_format) {
+    p.extra.push_back({"source_dtype", m2v.table_dtype});
+    p.extra.push_back({"normalize_from", m2v.normalize_source});
+  }
 }
 
 }  // namespace
@@ -236,62 +300,14 @@ int RunConvert(const Args& args) {
 
   auto start = std::chrono::steady_clock::now();
   ModelContents contents;
-  formats::WordVectors source;
   formats::Model2VecModel m2v;
-  if (format == "model2vec") {
-    m2v = formats::ReadModel2Vec(input);
-    if (m2v.words.empty()) throw CliError(1, input + ": no usable tokens");
-    contents.words = std::move(m2v.words);
-    contents.dims = m2v.dims;
-    contents.vectors = std::move(m2v.vectors);
-    contents.tokenizer = m2v.tokenizer;
-    contents.normalize = m2v.normalize && !parsed.has("no-normalize");
-    source.entries = m2v.tokens;
-  } else {
-    contents.tokenizer.cjk = cjk;
-    formats::WordFilter keep = SingleWordFilter(contents.tokenizer);
-    source = format == "glove-json" ? formats::ReadGloveJson(input, keep, top) : formats::ReadWord2VecText(input, keep, top);
-    if (source.words.empty()) throw CliError(1, input + ": no usable words");
-    contents.words = std::move(source.words);
-    contents.dims = source.dims;
-    contents.vectors = std::move(source.vectors);
-    contents.normalize = !parsed.has("no-normalize");
-  }
-  Provenance& p = contents.provenance;
-  p.name = parsed.get("name", Stem(output));
-  p.description = parsed.get("description", "Word vectors converted from " + BaseName(input) + " by swe convert");
-  const bool m2v_format = format == "model2vec";
-  p.teacher = parsed.get("teacher", m2v_format ? "Model2Vec distillation of " +
-                                                     (m2v.base_model.empty() ? std::string("an unknown model") : m2v.base_model)
-                                               : "none: static word vectors, not distilled from a Sentence Transformer");
-  p.corpus = parsed.get("corpus", m2v_format ? "none: Model2Vec embeds the tokenizer's vocabulary without a corpus"
-                                             : "unknown: converted from " + BaseName(input) + " (" + format + ")");
-  p.recipe = "swe convert --from " + format + (top ? " --top " + std::to_string(top) : std::string()) +
-             " --dtype " + dtype_name(options.dtype) +
-             (parsed.has("cjk") ? std::string(" --cjk ") + cjk_mode_name(cjk) : std::string()) +
-             (contents.normalize ? "" : " --no-normalize");
-  p.created_by = std::string("swe convert ") + swe_version();
-  p.placeholder = parsed.has("placeholder");
-  p.extra = {{"source_file", BaseName(input)},
-             {"source_format", format},
-             {"source_entries", std::to_string(source.entries)}};
-  if (m2v_format) {
-    p.extra.push_back({"source_dtype", m2v.table_dtype});
-    p.extra.push_back({"normalize_from", m2v.normalize_source});
-  }
-
-  std::vector<uint8_t> bytes;
-  Status status = WriteModel(contents, options, &bytes);
-  if (!status.ok()) throw CliError(1, "cannot write the model: " + status.ToString());
-  std::unique_ptr<Model> check;
-  status = ReadModel(bytes.data(), bytes.size(), &check);
-  if (!status.ok()) throw CliError(1, "the written model does not read back: " + status.ToString());
-  std::string error;
-  if (!util::WriteFileAtomically(output, {{bytes.data(), bytes.size()}}, &error)) throw CliError(1, error);
+  const uint64_t entries = ReadVectors(format, input, cjk, top, !parsed.has("no-normalize"), &contents, &m2v);
+  Describe(parsed, format, input, output, top, cjk, options.dtype, m2v, entries, &contents);
+  const std::vector<uint8_t> bytes = WriteChecked(contents, options, output);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("wrote %s: %zu words x %u dims, %s, %.2f MB (%llu source entries, %.1f s)\n", output.c_str(),
               contents.words.size(), contents.dims, dtype_name(options.dtype), bytes.size() / 1e6,
-              static_cast<unsigned long long>(source.entries), seconds);
+              static_cast<unsigned long long>(entries), seconds);
   return 0;
 }
 

@@ -174,6 +174,11 @@ export class Model {
   encode(texts: string | readonly string[], options?: EncodeIntoOptions): Float32Array;
   /** encode()'s vectors and how many words of each text were known (0: a zero row, nothing to compare). */
   encodeWithInfo(texts: string | readonly string[], options?: EncodeOptions): { vectors: Float32Array; knownWords: Uint32Array };
+  /**
+   * encode()'s vectors, bit for bit, without blocking the event loop for more than a few ms: on libuv's
+   * thread pool with the native addon, in slices of about 4 ms between turns of the event loop with WebAssembly.
+   */
+  encodeAsync(texts: string | readonly string[], options?: EncodeOptions): Promise<Float32Array>;
   /** Cosine similarities of texts a with texts b (default a): a.length × b.length, row-major. */
   similarityMatrix(a: readonly string[], b?: readonly string[], options?: EncodeOptions): Float32Array;
   /**
@@ -202,7 +207,7 @@ export class Model {
   /** An index saved with Index.save(), checked against this model. */
   loadIndex(bytes: Uint8Array | ArrayBuffer, options?: { ids?: 'number' }): Index<number>;
   loadIndex(bytes: Uint8Array | ArrayBuffer, options: { ids: 'bigint' }): Index<bigint>;
-  /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
+  /** Frees the model's memory (once an encodeAsync in flight is done); later calls throw. Safe to call twice. */
   dispose(): void;
 }
 
@@ -226,7 +231,7 @@ export class Index<ResultId extends number | bigint = number> {
    * Encodes and adds documents (ids non-empty and unique; metadata any JSON value, null: none), text
    * and metadata kept and saved; a document whose id is present is replaced. All are checked first.
    */
-  addDocs(docs: readonly Doc[]): void;
+  addDocs(docs: readonly Doc[], options?: { vectors?: Float32Array }): void;
   /** The document with this id; throws SweError (code "not found") when there is none. */
   get(id: string): Doc;
   /** Every entry's id in storage order: a document's string id, else its integer id. */
@@ -254,7 +259,7 @@ export class Index<ResultId extends number | bigint = number> {
    * would pass half the file.
    */
   saveChanges(): { offset: number; bytes: Uint8Array };
-  /** Frees the index's wasm memory; later calls throw. Safe to call twice. */
+  /** Frees the index's memory; later calls throw. Safe to call twice. */
   dispose(): void;
 }
 
@@ -265,19 +270,61 @@ export class Index<ResultId extends number | bigint = number> {
 export function loadModel(source?: ModelSource, options?: LoadOptions): Promise<Model>;
 export function loadModel(options: LoadOptions): Promise<Model>;
 
+export interface LoadIndexOptions {
+  onProgress?: (progress: LoadProgress) => void;
+  signal?: AbortSignal;
+  /** As for loadModel: keep fetched indexes in the Cache API (only those that loaded). */
+  cache?: boolean | string;
+  ids?: 'number' | 'bigint';
+}
+
+/**
+ * Loads an index saved with index.save() or written by `swe index build` (a .swi file: bytes, a URL
+ * fetched as a stream, or in Node a file path) for `model`, a Model or a promise of one (the index
+ * then downloads while the model loads). Rejects with SweError when it is invalid or was built with
+ * another model.
+ */
+export function loadIndex(model: Model | Promise<Model>, source: ModelSource, options?: LoadIndexOptions & { ids?: 'number' }): Promise<Index<number>>;
+export function loadIndex(model: Model | Promise<Model>, source: ModelSource, options: LoadIndexOptions & { ids: 'bigint' }): Promise<Index<bigint>>;
+
+export interface WorkerPoolOptions extends Omit<LoadOptions, 'wasmBinary'> {
+  /** Workers (default: the number of CPUs, at most 8). */
+  workers?: number;
+}
+
+/**
+ * A model in each of several workers (Web Workers, or Node's worker threads) encoding a batch
+ * together: the vectors of model.encode(), bit for bit, in order. For the WebAssembly backend's one
+ * thread; Node's native addon has model.encodeAsync.
+ */
+export class WorkerPool {
+  private constructor();
+  /** Number of workers. */
+  readonly size: number;
+  /** The model's dimensions. */
+  readonly dims: number;
+  /** texts.length × dims floats (options.dims as for encode). */
+  encode(texts: string | readonly string[], options?: EncodeOptions): Promise<Float32Array>;
+  /** Ends the workers; pending and later calls reject. */
+  close(): Promise<void>;
+}
+
+/** A pool of workers, each with the model of `source` (read once, copied to each); resolves once all loaded it. */
+export function createWorkerPool(source: ModelSource, options?: WorkerPoolOptions): Promise<WorkerPool>;
+
 /** Cosine similarity of two vectors (0 when either is zero). */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number;
 /** Cosine similarities of the rows of a with the rows of b (default a), each of dims floats. */
 export function similarityMatrix(a: Float32Array | Float64Array | number[], b: Float32Array | Float64Array | number[], dims: number): Float32Array;
 export function similarityMatrix(a: Float32Array | Float64Array | number[], dims: number): Float32Array;
 /**
- * Near-duplicate groups of rows (see Model.dedupe), computed as float32 by the WebAssembly module:
- * call after initialize() or loadModel() has resolved.
+ * Near-duplicate groups of rows (see Model.dedupe), computed as float32 by the library: call after
+ * initialize() or loadModel() has resolved.
  */
 export function nearDuplicateGroups(vectors: Float32Array | Float64Array | number[], dims: number, threshold: number): number[][];
 /**
- * k-means of rows of dims floats (see Model.cluster), computed as float32 by the WebAssembly module:
- * call after initialize() or loadModel() has resolved.
+ * k-means of rows of dims floats (see Model.cluster), computed as float32 by the library: call after
+ * initialize() or loadModel() has resolved.
  */
 export function kmeans(vectors: Float32Array | Float64Array | number[], dims: number, k: number, options?: KMeansOptions): KMeansResult;
 
@@ -291,8 +338,15 @@ export class SweEmbeddings {
   embedQuery(text: string): Promise<number[]>;
 }
 
-/** Starts the WebAssembly module (done by loadModel on first use); options apply to the first call. */
+/**
+ * Starts the backend (done by loadModel on first use): in Node the native addon when its platform
+ * package is installed, else (and in browsers) the WebAssembly module, to which the options apply
+ * (first call only). SWE_BACKEND=native or wasm forces one in Node.
+ */
 export function initialize(options?: InitializeOptions): Promise<unknown>;
 
 /** The library version, "MAJOR.MINOR.PATCH". */
 export function version(): Promise<string>;
+
+/** The backend in use: "native" (the addon swe.node) or "wasm" (the WebAssembly module). */
+export function backend(): Promise<'native' | 'wasm'>;

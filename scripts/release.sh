@@ -7,7 +7,7 @@
 #                                        its SQL script), where pg_config is installed (docs/POSTGRES.md;
 #                                        tests/postgres/check_tarball.sh)
 #   dist/swe-VERSION-cpXY-cpXY-linux_ARCH.whl   the Python package for Debian's /usr/bin/python3, with
-#                                        the default model (python/README.md)
+#                                        the default model; it needs only glibc and libstdc++ (python/README.md)
 #   the npm packages, from js/scripts/release.sh when this checkout has it.
 # The native build needs only scripts/install-deps.sh --native; the tarball's programs link Cap'n Proto
 # and zstd dynamically (Debian: libcapnp-0.9.2, libzstd1). tests/release/check.sh tests the tarball.
@@ -52,9 +52,9 @@ if [ -f "$build/postgres/swe.control" ]; then  # configured only where pg_config
   rm -rf dist/stage
   echo "dist/$pg_name.tar.gz"
 fi
-# The Python wheel, over the static libswe just built (offline: Debian's setuptools, wheel and pybind11).
-SWE_PYTHON_BUILD_DIR="$PWD/$build" /usr/bin/python3 -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
-  -w dist ./python >/dev/null
+# The Python wheel (offline: Debian's setuptools, wheel and pybind11): its own CMake build (build/python),
+# Cap'n Proto and zstd compiled in from source, so that it needs neither at run time (python/README.md).
+/usr/bin/python3 -m pip wheel --quiet --no-build-isolation --no-deps --no-index -w dist ./python >/dev/null
 ls dist/swe-"$version"-*.whl
 if [ -f js/scripts/release.sh ]; then
   bash js/scripts/release.sh dist/

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The web demo: builds what it needs (the wasm package, the default model, the passage collection, the
-# static site in web-demo/build/site) and serves it on http://127.0.0.1:PORT/ (default 8080), printing
+# The web demo: builds what it needs (the wasm package, the default model, the passage collection, its
+# prebuilt index, the static site in web-demo/build/site) and serves it on http://127.0.0.1:PORT/ (default 8080), printing
 # the URL. Open it in a browser and type; everything runs in the page.
 #
 # The multilingual model (models/swe-multi-en-de-ja-zh.swe, or the file SWE_DEMO_MULTI_MODEL names) is
@@ -21,9 +21,10 @@ bash scripts/install-deps.sh
   npm install --no-audit --no-fund --loglevel=error
 bash scripts/build-wasm.sh >/dev/null
 model=$(node web-demo/scripts/build-site.mjs --print-model)
+# The swe program writes the prebuilt index (build-site.mjs), and the placeholder model when it is used.
+[ -n "${SWE_CLI:-}" ] || [ -x build/native/bin/swe ] || bash scripts/build.sh >/dev/null
 if [ ! -f "$model" ]; then
   [ "$model" = models/glove-100d-50k-int8.swe ] || { echo "web-demo: $model is missing" >&2; exit 1; }
-  bash scripts/build.sh >/dev/null
   bash scripts/make-placeholder-model.sh
 fi
 node web-demo/scripts/build-corpus.mjs

@@ -1,8 +1,10 @@
-// The page: starts the search worker, asks it for the chosen model (the default, or the one in the URL's
-// ?model=ID; the selector offers the site's others, see models.mjs), shows its progress, sends the query
-// as the user types (debounced a little), and renders results, the query's known and skipped words, and
-// the timings. Everything the page needs is served from its own origin; sw.js (when present) keeps it
-// for offline use.
+// The page: starts the search worker, asks it at once for the chosen model (the default, or the one in
+// the URL's ?model=ID; the selector offers the site's others, see models.mjs) and its index, shows the
+// progress, sends the query as the user types (debounced a little; ?q=TEXT types one before the load
+// ends) and renders results, the query's known and skipped words, and the timings: the load's
+// breakdown (WebAssembly, model, index) and the time to the first results. Nothing here that the
+// worker can do. Everything the page needs is served from its own origin; sw.js (when present) keeps
+// it for offline use.
 import { MODELS } from './models.mjs';
 
 const DEBOUNCE_MS = 60;
@@ -14,7 +16,9 @@ const state = { seq: 0, shown: 0, sentAt: new Map(), total: 0, timer: 0, gen: 0,
 
 // Timings of the last searches, kept for the page's own report (window.sweDemo, read by the browser test).
 const timings = [];
-window.sweDemo = { ready: false, timings, indexMs: null, load: {}, model: null };
+window.sweDemo = { ready: false, timings, load: {}, model: null, firstResultsMs: null };
+// A time of the worker's clock (timeOrigin + now) as ms since this page's navigation started.
+const sincePageStart = (t) => t - performance.timeOrigin;
 
 // Messages of a model load the user has since replaced carry an older gen: dropped.
 worker.onmessage = ({ data }) => {
@@ -23,11 +27,12 @@ worker.onmessage = ({ data }) => {
 worker.onerror = (event) => showError(event.message || 'the search worker failed to start');
 
 const handlers = {
-  download({ loaded, total }) {
+  download({ loaded, total, files }) {
     const reports = (window.sweDemo.load.download?.reports ?? 0) + 1;
-    window.sweDemo.load.download = { loaded, total, reports };
+    window.sweDemo.load.download = { loaded, total, files, reports };
     const mb = (bytes) => (bytes / 1e6).toFixed(1);
-    setProgress(total ? `Downloading the model… ${mb(loaded)} of ${mb(total)} MB` : `Downloading the model… ${mb(loaded)} MB`,
+    const what = state.model.index ? 'the model and its index' : 'the model';
+    setProgress(total ? `Downloading ${what}… ${mb(loaded)} of ${mb(total)} MB` : `Downloading ${what}… ${mb(loaded)} MB`,
                 total ? loaded / total : null);
   },
   model(m) {
@@ -40,27 +45,30 @@ const handlers = {
         'from a Sentence Transformer, so results lean on shared words more than on meaning. A distilled ' +
         'model replaces it later.';
     }
-    window.sweDemo.load.modelMs = m.ms;
-    setProgress('Fetching the passages…', null);
   },
-  corpus(c) {
-    state.total = c.total;
-    $('corpus').textContent = `${c.total.toLocaleString('en')} passages from ${c.addresses} ${c.title}`;
-    window.sweDemo.load.corpusMs = c.ms;
-    setProgress(`Indexing 0 of ${c.total.toLocaleString('en')} passages…`, 0);
+  corpus({ total }) {  // no prebuilt index: the passages are embedded in the page
+    state.total = total;
+    setProgress(`Embedding 0 of ${total.toLocaleString('en')} passages in this page…`, 0);
   },
   progress({ done, total }) {
-    setProgress(`Indexing ${done.toLocaleString('en')} of ${total.toLocaleString('en')} passages…`, done / total);
+    setProgress(`Embedding ${done.toLocaleString('en')} of ${total.toLocaleString('en')} passages in this page…`,
+                done / total);
   },
-  ready({ total, indexMs, wallMs, loadMs }) {
-    Object.assign(window.sweDemo, { ready: true, indexMs, indexWallMs: wallMs, total, model: state.model.id });
-    window.sweDemo.load.totalMs = loadMs;
+  ready({ total, prebuilt, embedded, times }) {
+    state.total = total;
+    const at = Object.fromEntries(Object.entries(times).map(([key, t]) => [key, sincePageStart(t)]));
+    Object.assign(window.sweDemo, { ready: true, total, prebuilt, embedded, model: state.model.id });
+    Object.assign(window.sweDemo.load, { at, readyMs: performance.now() });
     $('loading').classList.add('done');
-    setProgress(`Indexed ${total.toLocaleString('en')} passages in ${(wallMs / 1000).toFixed(2)} s ` +
-      `(ready ${(loadMs / 1000).toFixed(2)} s after start).`, 1);
+    const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+    const how = prebuilt ? `prebuilt index of ${total.toLocaleString('en')} passages`
+      : `${total.toLocaleString('en')} passages embedded here by ${embedded.workers} workers in ${s(embedded.ms)}`;
+    const steps = [`WebAssembly ${s(at.wasmReady)}`, `model ${s(at.modelLoaded)}`, `index ${s(at.indexLoaded)}`];
+    setProgress(`Ready ${s(performance.now())} after opening (${how}): ${steps.join(' · ')}.`, 1);
     document.body.dataset.ready = 'true';
     document.body.dataset.model = state.model.id;
     if ($('query').value.trim()) send();
+    registerServiceWorker();
   },
   results(r) {
     if (r.seq < state.shown) return;  // an older answer overtaken by a newer one
@@ -68,6 +76,9 @@ const handlers = {
     const roundTripMs = performance.now() - (state.sentAt.get(r.seq) ?? performance.now());
     state.sentAt.delete(r.seq);
     timings.push({ query: r.query, encodeMs: r.encodeMs, searchMs: r.searchMs, roundTripMs, indexed: r.indexed });
+    if (window.sweDemo.ready && window.sweDemo.firstResultsMs === null && r.query.trim()) {
+      window.sweDemo.firstResultsMs = performance.now();  // the time to the first search, since navigation
+    }
     renderWords(r.words);
     renderResults(r.results, r.query);
     const partial = r.indexed < state.total ? ` of the ${r.indexed.toLocaleString('en')} indexed so far` : '';
@@ -102,31 +113,45 @@ function useModel(id) {
   else url.searchParams.set('model', id);
   history.replaceState(null, '', url);
   setProgress('Loading the model…', null);
-  worker.postMessage({ type: 'load', gen: state.gen, file: state.model.file });
+  worker.postMessage({ type: 'load', gen: state.gen, file: state.model.file, index: state.model.index });
 }
 
-/** The models this site has (models.json, written by build-site.mjs), in models.mjs's order, with sizes. */
-async function siteModels() {
+/**
+ * The models this site has and its collection (models.json, written by build-site.mjs): the models in
+ * models.mjs's order, with sizes, and { title, passages, addresses }.
+ */
+async function siteFacts() {
   try {
-    const { models } = await (await fetch('models.json')).json();
+    const { models, collection } = await (await fetch('models.json')).json();
     const bytes = new Map(models.map((m) => [m.id, m.bytes]));
-    return MODELS.filter((m) => bytes.has(m.id)).map((m) => ({ ...m, bytes: bytes.get(m.id) }));
+    return { models: MODELS.filter((m) => bytes.has(m.id)).map((m) => ({ ...m, bytes: bytes.get(m.id) })), collection };
   } catch {
-    return [MODELS[0]];  // an older build without models.json: its model.swe only
+    return { models: [MODELS[0]], collection: null };  // an older build without models.json: its model.swe only
   }
 }
 
-async function start() {
-  const models = await siteModels();
-  const select = $('model-select');
-  for (const m of models) {
-    const size = m.bytes ? ` (${(m.bytes / 1e6).toFixed(1)} MB)` : '';
-    select.append(new Option(`${m.label}${size}`, m.id));
-  }
-  select.hidden = models.length < 2;
-  select.addEventListener('change', () => useModel(select.value));
-  const asked = new URL(location.href).searchParams.get('model');
-  useModel(models.some((m) => m.id === asked) ? asked : models[0].id);
+function start() {
+  const params = new URL(location.href).searchParams;
+  if (params.get('q')) $('query').value = params.get('q');
+  // The default model starts loading at once; another one asked for in the URL once the site's list
+  // says it is there.
+  const asked = params.get('model');
+  if (!asked || asked === MODELS[0].id) useModel(MODELS[0].id);
+  siteFacts().then(({ models, collection }) => {
+    if (collection) {
+      $('corpus').textContent = `${collection.passages.toLocaleString('en')} passages from ${collection.addresses} ` +
+        `${collection.title}`;
+    }
+    const select = $('model-select');
+    for (const m of models) {
+      const size = m.bytes ? ` (${(m.bytes / 1e6).toFixed(1)} MB)` : '';
+      select.append(new Option(`${m.label}${size}`, m.id));
+    }
+    select.value = state.model?.id ?? models[0].id;
+    select.hidden = models.length < 2;
+    select.addEventListener('change', () => useModel(select.value));
+    if (asked && asked !== MODELS[0].id) useModel(models.some((m) => m.id === asked) ? asked : models[0].id);
+  });
 }
 
 function renderExamples(examples) {
@@ -254,8 +279,12 @@ document.addEventListener('keydown', (event) => {
   }
 });
 
-if ('serviceWorker' in navigator && location.protocol !== 'file:') {
-  navigator.serviceWorker.register('./sw.js').catch(() => {});  // offline use only; the page works without it
+// Offline use only (the page works without it), registered once the first load is done: its install
+// downloads the site's files, which must not compete with the first search's.
+function registerServiceWorker() {
+  if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+    navigator.serviceWorker.register('./sw.js').catch(() => {});
+  }
 }
 
 start();

@@ -1,6 +1,8 @@
 // The models the demo offers: where build-site.mjs takes each one from (`source`, relative to the
-// repository root), the file it becomes in the site (`file`), and what the page shows for it. The
-// first is the default, loaded on the first visit; any other is fetched only when the user picks it.
+// repository root), the file it becomes in the site (`file`), the prebuilt index of the collection the
+// site build writes for it (`index`, by `swe index build`; a model without one has the collection
+// embedded in the page, by a pool of workers), and what the page shows for it. The first is the
+// default, loaded on the first visit; any other is fetched only when the user picks it.
 // A model whose source is missing is left out of the build (build-site.mjs lists the ones it copied
 // in the site's models.json), and the page then offers only the others.
 //
@@ -12,6 +14,7 @@ export const MODELS = [
     label: 'English',
     source: 'models/swe-en-use-lite-large-para.swe',
     file: 'model.swe',
+    index: 'passages.swi',
     placeholder: 'e.g. the Panama canal',
     examples: [
       { lang: 'en', query: 'smallpox vaccination' },

@@ -1,7 +1,8 @@
 // Offline support: on install, keeps every file of the site (assets.json, written by build-site.mjs)
 // in the Cache API; afterwards answers same-origin GETs from the network when it can (so a rebuilt
-// site is picked up at once) and from the cache when it cannot. The model is not its business:
-// swe-embeddings keeps it in its own cache (loadModel with cache: true, in worker.mjs).
+// site is picked up at once) and from the cache when it cannot. Models and indexes are not its
+// business: swe-embeddings keeps them in its own cache (loadModel and loadIndex with cache: true, in
+// worker.mjs).
 const CACHE = 'swe-demo-v1';
 
 self.addEventListener('install', (event) => {
@@ -17,7 +18,7 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
-  if (event.request.method !== 'GET' || url.origin !== location.origin || url.pathname.endsWith('.swe')) return;
+  if (event.request.method !== 'GET' || url.origin !== location.origin || /\.sw[ei]$/.test(url.pathname)) return;
   event.respondWith((async () => {
     try {
       const response = await fetch(event.request);

@@ -11,8 +11,11 @@ namespace swe {
 
 Encoder::Encoder(const Model& model, const EncodeOptions& options)
     : model_(model),
-      tokenizer_(model),
-      dims_(options.dims == 0 || options.dims > model.dims() ? model.dims() : options.dims) {}
+      tokenizer_(model, options.max_tokens),
+      dims_(options.dims == 0 || options.dims > model.dims() ? model.dims() : options.dims),
+      normalize_(options.normalization == Normalization::kModel ? model.normalize()
+                                                                : options.normalization == Normalization::kUnit),
+      max_tokens_(options.max_tokens) {}
 
 uint32_t Encoder::Encode(std::string_view text, float* out) {
   ids_.clear();
@@ -63,7 +66,7 @@ uint32_t Encoder::Sum(const uint32_t* ids, size_t count, float* out) const {
     std::fill(out, out + dims_, 0.0f);
     return 0;
   }
-  if (model_.normalize()) {
+  if (normalize_) {
     NormalizeL2(out, dims_);
   } else {
     for (uint32_t i = 0; i < dims_; ++i) out[i] /= total;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,10 +53,15 @@ namespace index_internal {
 constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data: one table's bytes
 
 inline bool AllFinite(const float* x, size_t n) {
+  // Inf and NaN have every exponent bit set. Integer tests and no early exit: the loop vectorises (a
+  // check of 200k rows ran at memory speed instead of a few bytes a cycle).
+  uint32_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
+    uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    bad |= (bits & 0x7f800000u) == 0x7f800000u;
   }
-  return true;
+  return bad == 0;
 }
 
 // Stored f32 rows are unit vectors (or zero rows, from zero inputs): a loaded file must say the same,

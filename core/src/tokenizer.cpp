@@ -48,9 +48,10 @@ void AppendAsciiLower(std::string_view word, std::string* out) {
 }  // namespace
 
 struct Tokenizer::Impl {
-  explicit Impl(const Model& m)
+  Impl(const Model& m, uint32_t max_tokens_asked)
       : model(m),
         config(m.tokenizer_config()),
+        max_tokens(max_tokens_asked != 0 ? max_tokens_asked : config.max_tokens),
         subword(m.subword()),
         known([this](std::string_view word) {
           Match match;
@@ -68,6 +69,7 @@ struct Tokenizer::Impl {
 
   const Model& model;
   const TokenizerConfig& config;
+  const uint32_t max_tokens;  // words considered per text (0: all): the model's, or the caller's
   const SubwordTokenizer& subword;
   KnownWord known;  // CjkMode::kLongest's lexicon: the model's vocabulary, looked up with step 2
   Splitter splitter;
@@ -94,7 +96,6 @@ struct Tokenizer::Impl {
 // Calls sink(text index, span, id, match) for each word of texts[0..n), in order.
 template <class Sink>
 void Tokenizer::Impl::Run(const std::string_view* texts, size_t n, Sink&& sink) {
-  const uint32_t max_tokens = config.max_tokens;
   if (config.units == TokenUnits::kSubwordPieces) {
     for (size_t t = 0; t < n; ++t) {
       uint32_t count = 0;
@@ -218,7 +219,7 @@ bool Tokenizer::Impl::Pieces(std::string_view text, const Span& span, Sink& sink
     const int64_t row = piece < config.subword.pieces.size() ? model.find(config.subword.pieces[piece]) : -1;
     sink(Span{begin, end, Kind::kPiece, false, false}, row, row >= 0 ? Match::kExact : Match::kUnknown);
     begin = end;
-    if (row >= 0 && config.max_tokens != 0 && ++*count >= config.max_tokens) return false;
+    if (row >= 0 && max_tokens != 0 && ++*count >= max_tokens) return false;
   }
   return true;
 }
@@ -313,7 +314,7 @@ int64_t Tokenizer::Impl::Prefix(std::string_view word) {
   return -1;
 }
 
-Tokenizer::Tokenizer(const Model& model) : impl_(new Impl(model)) {}
+Tokenizer::Tokenizer(const Model& model, uint32_t max_tokens) : impl_(new Impl(model, max_tokens)) {}
 void Tokenizer::ForgetUnknownWords() { UnknownCache::ThisThread().Clear(); }
 Tokenizer::~Tokenizer() { delete impl_; }
 

@@ -1,9 +1,9 @@
 // Helpers over sentence vectors (Float32Arrays of rows × dims, row-major): cosine and similarity
-// matrices in plain JS; near-duplicate groups and k-means by the library in the wasm module (the C
-// API's swe_vectors_*, one implementation for every binding). Model's dedupe and cluster (model.js)
+// matrices in plain JS; near-duplicate groups and k-means by the library (the C API's swe_vectors_*,
+// one implementation for every binding, on either backend). Model's dedupe and cluster (model.js)
 // encode texts and call these.
 import { describe } from './checks.js';
-import { startedBinding } from './wasm.js';
+import { startedBinding } from './backend.js';
 
 /** Cosine similarity of two vectors of equal length; 0 when either is the zero vector. */
 export function cosine(a, b) {
@@ -43,8 +43,8 @@ export function similarityMatrix(a, b, dims) {
  * representative) has cosine ≥ threshold with it, else starts a group. Every member is thus within
  * the threshold of its representative. Returns the groups as arrays of row numbers, in order of their
  * representatives. Zero rows (texts without a known word) are never duplicates of anything. Computed
- * by the library in the WebAssembly module (swe_vectors_near_duplicates, as `swe dedupe`), on the rows
- * as float32: the module must have started (await initialize() or loadModel() first).
+ * by the library (swe_vectors_near_duplicates, as `swe dedupe`), on the rows as float32: the library
+ * must have started (await initialize() or loadModel() first).
  */
 export function nearDuplicateGroups(vectors, dims, threshold) {
   rowCount(vectors, dims, 'nearDuplicateGroups');
@@ -59,9 +59,9 @@ export function nearDuplicateGroups(vectors, dims, threshold) {
  * k-means++ starts (one random stream, drawn one start after another), each with Lloyd iterations
  * until no row changes cluster (or `iterations`); the start of lowest inertia wins (the earliest on
  * ties). One start can stop in a local optimum even on two clear topics, hence 4 by default. A zero
- * row (a text without a known word) is in no cluster: label -1. Computed by the library in the
- * WebAssembly module (swe_vectors_kmeans), so a seed gives the clusters of `swe cluster` and of the
- * Python package; the module must have started (await initialize() or loadModel() first).
+ * row (a text without a known word) is in no cluster: label -1. Computed by the library
+ * (swe_vectors_kmeans), so a seed gives the clusters of `swe cluster` and of the Python package; the
+ * library must have started (await initialize() or loadModel() first).
  * Returns { labels: Int32Array (cluster of each row), centroids: Float32Array (k × dims), inertia
  * (sum of squared distances to the centroids), iterations (of the winning start) }.
  */
@@ -82,7 +82,7 @@ export function kmeans(vectors, dims, k, { seed = 0, iterations = 100, restarts 
 function started(what) {
   const binding = startedBinding();
   if (binding === null) {
-    throw new Error(`${what}: the WebAssembly module has not started: await initialize() (or loadModel()) first`);
+    throw new Error(`${what}: the library has not started: await initialize() (or loadModel()) first`);
   }
   return binding;
 }

@@ -1,13 +1,16 @@
-// loadModel(): a model's bytes from memory, a Blob, a file (Node), or a URL fetched as a stream
-// (progress from Content-Length, AbortSignal, optional Cache API), or, with no source, the default
-// model package swe-embeddings-model-en when it is installed; loaded into the wasm heap as a Model.
+// loadModel() and loadIndex(): a model's or an index's bytes from memory, a Blob, a file (Node), or a
+// URL fetched as a stream (progress from Content-Length, AbortSignal, optional Cache API), or, for a
+// model with no source, the default model package swe-embeddings-model-en when it is installed;
+// loaded into the library as a Model or an Index.
 import { SweError, describe, toBytes } from './checks.js';
 import { Model } from './model.js';
-import { initialize, isNode, readNodeFile } from './wasm.js';
+import { initialize, isNode, readNodeFile } from './backend.js';
 
 const kIo = 5;  // SWE_ERR_IO
 const kDefaultCache = 'swe-embeddings';
-const kOptionKeys = new Set(['onProgress', 'signal', 'cache', 'wasmBinary', 'wasmUrl']);
+const kModelOptions = new Set(['onProgress', 'signal', 'cache', 'wasmBinary', 'wasmUrl']);
+const kIndexOptions = new Set(['onProgress', 'signal', 'cache', 'ids']);
+const kPoolOptions = new Set(['onProgress', 'signal', 'cache']);
 
 /**
  * Loads a .swe model from bytes (Uint8Array, ArrayBuffer or another ArrayBufferView), a Blob, a URL
@@ -19,37 +22,63 @@ const kOptionKeys = new Set(['onProgress', 'signal', 'cache', 'wasmBinary', 'was
  */
 export async function loadModel(source, options = {}) {
   if (isPlainObject(source)) [source, options] = [undefined, source];
-  checkLoadOptions(options);
-  const binding = await initialize(options);
-  const { bytes, commit } = await readSource(source, options);
-  // The bytes go once into a heap buffer that the model takes over (a raw payload is used where it
-  // lies): one copy, not two, and no second 11 MB in the heap while loading.
+  checkLoadOptions(options, 'loadModel', kModelOptions);
+  // The backend starts (the wasm module compiles) while the model downloads.
+  const [binding, { bytes, commit }] = await Promise.all([initialize(options), readSource(source, options, 'loadModel')]);
+  // The bytes go once into a buffer that the model takes over (a raw payload is used where it lies):
+  // one copy, not two, and no second 11 MB in the wasm heap while loading.
   const model = new Model(binding, binding.modelLoad(bytes));
   await commit();  // cached only once it proved to be a valid model
   return model;
+}
+
+/**
+ * Loads an index saved with index.save() or written by `swe index build` (a .swi file) for `model`,
+ * from bytes, a Blob, a URL (fetched as a stream) or, in Node, a file path. `model` is a Model or a
+ * promise of one: the index then downloads while the model loads. Options: onProgress, signal and
+ * cache as for loadModel (a fetched index is kept once it loaded), and ids as for createIndex. The
+ * index must have been built with the model (else a SweError, code "invalid argument").
+ */
+export async function loadIndex(model, source, options = {}) {
+  checkLoadOptions(options, 'loadIndex', kIndexOptions);
+  if (source === undefined) throw new TypeError('loadIndex: expected bytes, a URL or a path as the source');
+  const [loaded, { bytes, commit }] = await Promise.all([model, readSource(source, options, 'loadIndex')]);
+  if (!(loaded instanceof Model)) throw new TypeError(`loadIndex: expected a Model (or a promise of one), got ${describe(loaded)}`);
+  const index = loaded.loadIndex(bytes, { ids: options.ids });
+  await commit();
+  return index;
+}
+
+/**
+ * A model's bytes from any source loadModel takes (options: onProgress, signal, cache) and the
+ * function that keeps fetched bytes in the cache (call it once they proved to be a valid model).
+ */
+export async function readModelBytes(source, options, what) {
+  checkLoadOptions(options, what, kPoolOptions);
+  return readSource(source, options, what);
 }
 
 function isPlainObject(value) {
   return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
 }
 
-/** loadModel's options, checked (unknown keys are refused by name). */
-function checkLoadOptions(options) {
+/** The options of `what`, checked (unknown keys are refused by name). */
+function checkLoadOptions(options, what, keys) {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError(`loadModel: options must be an object, got ${describe(options)}`);
+    throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!kOptionKeys.has(key)) throw new TypeError(`loadModel: unknown option "${key}"`);
+    if (!keys.has(key)) throw new TypeError(`${what}: unknown option "${key}"`);
   }
   const { onProgress, signal, cache } = options;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new TypeError(`loadModel: options.onProgress must be a function, got ${describe(onProgress)}`);
+    throw new TypeError(`${what}: options.onProgress must be a function, got ${describe(onProgress)}`);
   }
   if (signal !== undefined && !(typeof signal === 'object' && signal !== null && 'aborted' in signal)) {
-    throw new TypeError(`loadModel: options.signal must be an AbortSignal, got ${describe(signal)}`);
+    throw new TypeError(`${what}: options.signal must be an AbortSignal, got ${describe(signal)}`);
   }
   if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') {
-    throw new TypeError(`loadModel: options.cache must be true, false or a cache name, got ${describe(cache)}`);
+    throw new TypeError(`${what}: options.cache must be true, false or a cache name, got ${describe(cache)}`);
   }
   return options;
 }
@@ -58,27 +87,27 @@ function checkLoadOptions(options) {
  * The bytes of `source` and a function to call once they proved to be a valid model (it stores fetched
  * bytes in the Cache API when options.cache asks for it, so that a bad download is never kept).
  */
-async function readSource(source, options) {
+async function readSource(source, options, what) {
   options.signal?.throwIfAborted();
   if (source === undefined) source = await defaultModelUrl();
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return done(toBytes(source, 'loadModel'), options);
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return done(toBytes(source, what), options);
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     return done(new Uint8Array(await source.arrayBuffer()), options);
   }
   let url;
   if (typeof source === 'string' && !/^(https?|blob|data|file):/i.test(source)) {  // a path (C:\ too)
-    if (isNode) return readFile(source, options);
+    if (isNode) return readFile(source, options, what);
     url = new URL(source, globalThis.location?.href);
   } else if (typeof source === 'string' || source instanceof URL) {
     url = new URL(source);
   } else {
-    throw new TypeError(`loadModel: expected bytes, a URL or a path, got ${describe(source)}`);
+    throw new TypeError(`${what}: expected bytes, a URL or a path, got ${describe(source)}`);
   }
   if (url.protocol === 'file:') {
-    if (!isNode) throw new TypeError('loadModel: file: URLs can only be read in Node');
-    return readFile(url, options);
+    if (!isNode) throw new TypeError(`${what}: file: URLs can only be read in Node`);
+    return readFile(url, options, what);
   }
-  return fetchBytes(url, options);
+  return fetchBytes(url, options, what);
 }
 
 function done(bytes, { onProgress }) {
@@ -86,12 +115,12 @@ function done(bytes, { onProgress }) {
   return { bytes, commit: async () => {} };
 }
 
-async function readFile(path, options) {
+async function readFile(path, options, what) {
   try {
     return done(await readNodeFile(path, options.signal), options);
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
-    throw new SweError(`loadModel: ${error.message}`, 'io', kIo);
+    throw new SweError(`${what}: ${error.message}`, 'io', kIo);
   }
 }
 
@@ -118,7 +147,7 @@ async function defaultModelUrl() {
   }
 }
 
-async function fetchBytes(url, options) {
+async function fetchBytes(url, options, what) {
   const { signal } = options;
   const cache = await openCache(options.cache);
   let response = cache ? await cache.match(url) : undefined;
@@ -128,14 +157,14 @@ async function fetchBytes(url, options) {
       response = await fetch(url, { signal });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw new SweError(`loadModel: cannot fetch ${url}: ${error.message}`, 'io', kIo);
+      throw new SweError(`${what}: cannot fetch ${url}: ${error.message}`, 'io', kIo);
     }
     if (!response.ok) {
-      throw new SweError(`loadModel: fetching ${url} failed: HTTP ${response.status} ${response.statusText}`.trimEnd(),
+      throw new SweError(`${what}: fetching ${url} failed: HTTP ${response.status} ${response.statusText}`.trimEnd(),
                          'io', kIo);
     }
   }
-  const bytes = await readBody(response, url, options);
+  const bytes = await readBody(response, url, options, what);
   const commit = async () => {
     if (!cache || cached) return;
     const headers = { 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes.length) };
@@ -158,10 +187,10 @@ async function openCache(cache) {
 /**
  * The body as bytes, read chunk by chunk with onProgress({loaded, total}). total is the Content-Length;
  * where there is none, or it counts compressed bytes (a server that gzips or brotli-compresses the
- * file, as a raw model should be served), it is the file size read from the .swe header once its
- * first 32 bytes are in (null until then, and for bytes that are not a .swe file).
+ * file, as a raw model should be served), it is the file size read from the header (models' and
+ * indexes' alike) once its first 32 bytes are in (null until then, and for bytes that are no such file).
  */
-async function readBody(response, url, { onProgress, signal }) {
+async function readBody(response, url, { onProgress, signal }, what) {
   const encoded = (response.headers.get('Content-Encoding') ?? 'identity') !== 'identity';
   const length = Number(response.headers.get('Content-Length'));
   const declared = !encoded && Number.isSafeInteger(length) && length > 0 ? length : null;
@@ -193,17 +222,17 @@ async function readBody(response, url, { onProgress, signal }) {
   } catch (error) {
     reader.cancel().catch(() => {});
     if (signal?.aborted) throw signal.reason;
-    throw new SweError(`loadModel: reading ${url} failed after ${loaded} bytes: ${error.message}`, 'io', kIo);
+    throw new SweError(`${what}: reading ${url} failed after ${loaded} bytes: ${error.message}`, 'io', kIo);
   }
   if (declared !== null && loaded < declared) {  // a wrong size in a header is the core's to report
-    throw new SweError(`loadModel: ${url} ended after ${loaded} of ${declared} bytes (connection cut?)`, 'io', kIo);
+    throw new SweError(`${what}: ${url} ended after ${loaded} of ${declared} bytes (connection cut?)`, 'io', kIo);
   }
   return buffer.subarray(0, loaded);
 }
 
 const kMagic = [0x89, 0x53, 0x57, 0x45, 0x0d, 0x0a, 0x1a, 0x0a];
 
-/** 40 + the header's frame size (docs/FORMAT.md, "Container"), or null when this is no .swe header. */
+/** 40 + the header's frame size (docs/FORMAT.md, "Container"), or null when this is no .swe/.swi header. */
 function fileSizeFromHeader(bytes) {
   if (kMagic.some((b, i) => bytes[i] !== b)) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, 32);

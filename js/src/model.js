@@ -1,5 +1,5 @@
-// Model: a loaded .swe model in the wasm heap (its C handle through the binding), encoding texts into
-// sentence vectors. Index (search-index.js) stands beside it on the binding, sharing the model's handle.
+// Model: a loaded .swe model (its C handle through the binding, on either backend), encoding texts
+// into sentence vectors. Index (search-index.js) stands beside it on the binding, sharing the model's handle.
 import { checkTexts, describe } from './checks.js';
 import { Index } from './search-index.js';
 import { kmeans, nearDuplicateGroups, similarityMatrix } from './helpers.js';
@@ -41,20 +41,32 @@ export class Model {
     const binding = this.#binding;
     const dims = this.#encodeDims(options, 'encode');
     if (typeof texts === 'string') {  // one query, as users type: the short path (no batch records)
-      if (options.out === undefined) {
-        // A slice of the heap: one allocation and copy (a zero-filled new array, then set, cost more).
-        return binding.encodeOneWith(this.#model.ptr, texts, dims, (at) => binding.m.HEAPF32.slice(at, at + dims));
-      }
+      if (options.out === undefined) return binding.encodeOneNew(this.#model.ptr, texts, dims);
       const out = outputArray(options.out, dims);
       binding.encodeOne(this.#model.ptr, texts, dims, out);
       return out;
     }
     const list = checkTexts(texts, 'encode');
     const out = outputArray(options.out, list.length * dims);
-    binding.encodeChunks(this.#model.ptr, list, dims, 0, (start, count, vectors) => {
-      out.set(new Float32Array(binding.u8.buffer, vectors, count * dims), start * dims);
-    });
+    binding.encodeMany(this.#model.ptr, list, dims, out, null);
     return out;
+  }
+
+  /**
+   * encode() without blocking the event loop for more than a few milliseconds, for large batches: a
+   * promise of the same Float32Array, bit for bit. With the native addon the texts are encoded on
+   * libuv's thread pool (several chunks at once); with WebAssembly in chunks on this thread, between
+   * which the event loop runs. dispose() while it runs frees the model once it is done.
+   */
+  async encodeAsync(texts, options = {}) {
+    const list = typeof texts === 'string' ? [texts] : checkTexts(texts, 'encodeAsync');
+    const dims = this.#encodeDims(options, 'encodeAsync');
+    const [model, release] = this.#model.hold();
+    try {
+      return (await this.#binding.encodeAsync(model, list, dims)).vectors;
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -161,7 +173,7 @@ export class Model {
     return Index.load(this.#binding, this.#model, bytes, options);
   }
 
-  /** Frees the model's memory in the wasm heap. Further use throws; calling it again does nothing. */
+  /** Frees the model's memory. Further use throws; calling it again does nothing. */
   dispose() { this.#model.dispose(); }
 
   // The k best texts for `query` scoring at least minScore, [{ index, text, score }], best first or in

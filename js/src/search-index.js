@@ -1,4 +1,4 @@
-// Index: a flat, exact cosine index of (uint64 id, vector) entries in the wasm heap (its C handle
+// Index: a flat, exact cosine index of (uint64 id, vector) entries in the library (its C handle
 // through the binding), tied to the model that encodes its texts: it holds the model's handle, beside
 // the Model that owns it (model.js), and encodes through the binding as the Model does.
 import { checkTexts, describe, toBytes } from './checks.js';
@@ -85,12 +85,18 @@ export class Index {
    * Adds documents [{ id, text, metadata? }]: a string id (non-empty, unique), the text to encode (stored
    * with it) and optional metadata (a JSON value, stored as JSON; null or undefined: none). A document
    * whose id is in the index is replaced. All documents are checked before any is added.
+   * options.vectors: their vectors (a Float32Array of docs.length × dims, e.g. from a WorkerPool or
+   * encodeAsync) instead of encoding the texts here.
    */
-  addDocs(docs) {
+  addDocs(docs, options = {}) {
     if (!Array.isArray(docs)) throw new TypeError(`addDocs: expected an array of documents, got ${describe(docs)}`);
     const parts = checkDocs(docs);
     const texts = docs.map((doc) => doc.text);
-    this.#binding.indexAddDocs(this.#index.ptr, this.#model.ptr, texts, parts);
+    const { vectors = null } = options;
+    if (vectors !== null && !(vectors instanceof Float32Array && vectors.length === docs.length * this.dims)) {
+      throw new TypeError(`addDocs: options.vectors must be a Float32Array of ${docs.length} × ${this.dims} floats`);
+    }
+    this.#binding.indexAddDocs(this.#index.ptr, this.#model.ptr, texts, parts, vectors);
   }
 
   /** The document `id` (a string): { id, text, metadata? }; a SweError (code "not found") when absent. */
@@ -174,7 +180,7 @@ export class Index {
    */
   saveChanges() { return this.#binding.indexSaveChanges(this.#index.ptr); }
 
-  /** Frees the index's memory in the wasm heap. Further use throws; calling it again does nothing. */
+  /** Frees the index's memory. Further use throws; calling it again does nothing. */
   dispose() { this.#index.dispose(); }
 
   // The entry id of the document `id`, or null when none has it.

@@ -1,15 +1,17 @@
 // The binding (js/src/binding.js) against swe.h: every C function it calls has the signature swe.h
-// declares, every struct it lays out has swe.h's wasm32 layout, every function of swe.h is bound or
-// named below with the reason it is not, and wasm/exported_functions.json exports exactly what the
-// binding calls. A function or struct added to or changed in swe.h fails here until the JS follows.
+// declares, every struct it lays out has swe.h's layout in wasm32 and in LP64 (the native addon),
+// every function of swe.h is bound or named below with the reason it is not, and
+// wasm/exported_functions.json (the list both backends build from) exports exactly what the binding
+// calls; the addon offers each function, and off the JS thread those of ASYNC_FUNCTIONS. A function
+// or struct added to or changed in swe.h fails here until the JS follows.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { FUNCTIONS, LAYOUTS } from '../src/binding.js';
-import { initialize } from '../src/wasm.js';
-import { jsRoot, repoRoot } from './helpers.js';
+import { ASYNC_FUNCTIONS, FUNCTIONS, LAYOUTS } from '../src/binding.js';
+import { initialize } from '../src/backend.js';
+import { jsRoot, nativeAddon, repoRoot } from './helpers.js';
 
 // swe.h's functions the package does not call, and why.
 const kNotBound = {
@@ -19,13 +21,14 @@ const kNotBound = {
   swe_rank_default_params: 'the JS writes swe_rank_params itself',
   swe_kmeans_default_params: 'the JS writes swe_kmeans_params itself',
   swe_model_load_from_bytes: 'loadModel hands its bytes over with swe_model_load_from_buffer',
-  swe_model_load_from_file: 'no file system in the module (FILESYSTEM=0)',
-  swe_index_load_from_file: 'no file system in the module',
-  swe_index_save_to_file: 'no file system in the module',
-  swe_index_compact_to_file: 'no file system in the module',
-  swe_index_refresh_from_file: 'no file system in the module',
+  swe_model_load_from_file: 'no file system in the wasm module (FILESYSTEM=0), and both backends make the same calls',
+  swe_index_load_from_file: 'no file system in the wasm module',
+  swe_index_save_to_file: 'no file system in the wasm module',
+  swe_index_compact_to_file: 'no file system in the wasm module',
+  swe_index_refresh_from_file: 'no file system in the wasm module',
   swe_index_reserve: 'adding refuses an entry past the file limit as it comes; the package reserves nothing',
   swe_model_get_word: 'not part of the package API',
+  swe_model_get_rows: 'not part of the package API (the Python package\'s Model.embedding)',
   swe_model_count_known_words: 'encodeWithInfo reads the counts from swe_model_encode_batch',
   swe_encoder_new: 'one thread: the calling thread\'s kept encoder serves every call',
   swe_encoder_free: 'see swe_encoder_new',
@@ -56,10 +59,10 @@ function headerFunctions() {
   return out;
 }
 
-const kScalar = { size_t: 4, uint32_t: 4, int32_t: 4, float: 4, uint64_t: 8, double: 8 };
+const kScalar = { uint32_t: 4, int32_t: 4, float: 4, uint64_t: 8, double: 8 };
 
-/** { name: { size, field: offset, ... } } of every struct of swe.h, laid out for wasm32. */
-function headerLayouts() {
+/** { name: { size, field: offset, ... } } of every struct of swe.h, laid out with `word`-byte pointers and size_t. */
+function headerLayouts(word) {
   const out = {};
   const align = {};
   for (const m of header.matchAll(/typedef struct (\w+) \{([^}]*)\} \1;/g)) {
@@ -69,7 +72,8 @@ function headerLayouts() {
     for (const field of m[2].split(';').map((f) => f.trim()).filter(Boolean)) {
       const [, type, name] = field.match(/^(.*?)\s*\b(\w+)$/);
       const t = type.replace(/\bconst\b/g, '').trim();
-      const [size, a] = t.includes('*') ? [4, 4] : kScalar[t] ? [kScalar[t], kScalar[t]] : [out[t].size, align[t]];
+      const [size, a] = t.includes('*') || t === 'size_t' ? [word, word] : kScalar[t] ? [kScalar[t], kScalar[t]]
+        : [out[t].size, align[t]];
       offset = Math.ceil(offset / a) * a;
       layout[name === 'size' ? 'size_' : name] = offset;
       offset += size;
@@ -101,31 +105,49 @@ test('every function of swe.h is bound or named as not bound', () => {
   }
 });
 
-test('every struct layout is swe.h\'s in wasm32, and every struct of swe.h is laid out or named', () => {
-  const declared = headerLayouts();
-  assert.deepEqual(declared.swe_token, { size: 16, begin: 0, end: 4, row: 8, match: 12 });  // the parser itself
-  for (const [name, layout] of Object.entries(LAYOUTS)) assert.deepEqual(layout, declared[name], name);
-  for (const name of Object.keys(declared)) {
-    assert.ok(name in LAYOUTS || name in kNotLaidOut, `struct ${name} (swe.h) is neither in LAYOUTS nor listed here`);
+test('every struct layout is swe.h\'s in wasm32 and LP64, and every struct of swe.h is laid out or named', () => {
+  for (const [model, word] of [['wasm32', 4], ['lp64', 8]]) {
+    const declared = headerLayouts(word);
+    assert.deepEqual(declared.swe_token, { size: 16, begin: 0, end: 4, row: 8, match: 12 });  // the parser itself
+    assert.equal(declared.swe_doc.size, 6 * word);
+    for (const [name, layout] of Object.entries(LAYOUTS[model])) assert.deepEqual(layout, declared[name], `${model} ${name}`);
+    for (const name of Object.keys(declared)) {
+      assert.ok(name in LAYOUTS[model] || name in kNotLaidOut, `struct ${name} (swe.h) is neither in LAYOUTS.${model} nor listed here`);
+    }
   }
 });
 
-test('wasm/exported_functions.json exports what the binding calls, and the module has each', async () => {
+test('wasm/exported_functions.json exports what the binding calls, and the backend has each', async () => {
   const exported = JSON.parse(readFileSync(join(repoRoot, 'wasm/exported_functions.json'), 'utf8'));
   assert.deepEqual(exported, ['_malloc', '_free', ...Object.keys(FUNCTIONS).map((name) => `_${name}`)]);
   const binding = await initialize();
   for (const name of Object.keys(FUNCTIONS)) assert.equal(typeof binding.c[name], 'function', name);
 });
 
+test('the native addon offers exactly the binding\'s functions, and ASYNC_FUNCTIONS off the JS thread', () => {
+  const addon = nativeAddon();
+  assert.deepEqual(Object.keys(addon.functions).sort(), Object.keys(FUNCTIONS).sort());
+  assert.deepEqual(Object.keys(addon.async).sort(), [...ASYNC_FUNCTIONS].sort());
+  for (const name of ASYNC_FUNCTIONS) assert.ok(name in FUNCTIONS, name);
+  // Strict arguments: a wrong kind or number is a TypeError, never a call with garbage.
+  assert.throws(() => addon.functions.swe_dtype_name('0'), TypeError);
+  assert.throws(() => addon.functions.swe_dtype_name(0.5), TypeError);
+  assert.throws(() => addon.functions.swe_dtype_name(), TypeError);
+  assert.throws(() => addon.functions.swe_index_contains(0, -1n), TypeError);
+  assert.equal(addon.cstring(addon.functions.swe_dtype_name(0)), 'f32');
+});
+
 test('only the binding calls the C API, and it calls only what it lists, each at least once', () => {
   const src = join(jsRoot, 'src');
   for (const file of readdirSync(src).filter((f) => f !== 'binding.js')) {
     const source = readFileSync(join(src, file), 'utf8');
-    assert.doesNotMatch(source, /\b_swe_\w+|\.c\.swe_\w+|\.m\._/, `${file} calls the C API directly`);
+    assert.doesNotMatch(source, /\b_swe_\w+|\.(c|async|functions)\.swe_\w+|\.m\._/, `${file} calls the C API directly`);
   }
   const binding = readFileSync(join(src, 'binding.js'), 'utf8');
   const called = new Set([...binding.matchAll(/\bc\.(swe_\w+)/g)].map((m) => m[1]));
   assert.deepEqual([...called].sort(), Object.keys(FUNCTIONS).sort());
+  const calledAsync = new Set([...binding.matchAll(/\basync\.(swe_\w+)/g)].map((m) => m[1]));
+  assert.deepEqual([...calledAsync].sort(), [...ASYNC_FUNCTIONS].sort());
 });
 
 test('the modules of js/src import one another without a cycle', () => {

@@ -42,12 +42,16 @@ try {
 } ${CATCH}
 `;
 
-// Vite emits both files itself from the packages' new URL(…, import.meta.url).
+// Vite emits both files itself from the packages' new URL(…, import.meta.url), and the WorkerPool's
+// worker from its new Worker(new URL(…)) (as a classic script by default): two workers encode as the page does.
 const VITE_PAGE = `
-import { loadModel } from 'swe-embeddings';
-import 'swe-embeddings-model-en';
+import { createWorkerPool, loadModel } from 'swe-embeddings';
+import { modelUrl } from 'swe-embeddings-model-en';
 try {
   ${LOAD_AND_REPORT}
+  const pool = await createWorkerPool(modelUrl, { workers: 2, cache: true });
+  result.pooled = Array.from((await pool.encode(['a man', 'hi'])).subarray(model.dims));
+  await pool.close();
   window.result = result;
 } ${CATCH}
 `;

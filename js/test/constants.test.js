@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { initialize } from '../src/wasm.js';
+import { initialize } from '../src/backend.js';
 import { repoRoot } from './helpers.js';
 
 /** { NAME: value } of the `#define`-free enum constants of swe.h that start with `prefix`. */

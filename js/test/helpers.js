@@ -2,12 +2,20 @@
 // (the wasm build has no model writer), and native vectors from `swe encode`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const jsRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = join(jsRoot, '..');
+/** The native addon the tests use (SWE_NATIVE_ADDON, else the `node` preset's build). */
+export const nativeAddonPath = process.env.SWE_NATIVE_ADDON ?? join(repoRoot, 'build/node/node/swe.node');
+// The tests run on the backend SWE_BACKEND names (scripts/test.sh runs them once per backend); with
+// native, on the addon built in this checkout (the package finds it through SWE_NATIVE_ADDON).
+if (process.env.SWE_BACKEND === 'native') process.env.SWE_NATIVE_ADDON = nativeAddonPath;
+/** The backend the tests must be running on: SWE_BACKEND's, else wasm (the repository has no platform package). */
+export const expectedBackend = process.env.SWE_BACKEND ?? 'wasm';
 export const dataDir = process.env.SWE_SHARED_DATA ?? join(repoRoot, '../shared/data');
 export const placeholderModel = join(repoRoot, 'models/glove-100d-50k-int8.swe');
 /** The shipped default model (committed). */
@@ -21,6 +29,15 @@ export function nativeCli() {
                     '(run scripts/build.sh, or set SWE_CLI)');
   }
   return cli;
+}
+
+/** The native addon (the `node` preset's build); fails with what to do when it is missing. */
+export function nativeAddon() {
+  if (!existsSync(nativeAddonPath)) {
+    throw new Error(`the native addon is needed: ${nativeAddonPath} is missing ` +
+                    '(cmake --preset node && cmake --build --preset node, or set SWE_NATIVE_ADDON)');
+  }
+  return createRequire(import.meta.url)(nativeAddonPath);
 }
 
 /** The unique sentences of the STS-B dev set (columns s1 and s2, tab-separated, no quoting). */

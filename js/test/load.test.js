@@ -1,18 +1,29 @@
 // loadModel over http (a local server): the streamed fetch reports progress from Content-Length (or,
 // without one or for a compressed response, from the size in the model's header), honours an AbortSignal, and fails with clear errors on HTTP errors, refused
 // connections and cut-off bodies; options are checked; no source without the model package says what
-// to install. (The Cache API is checked in chromium by pack.test.js: Node has none.)
+// to install. loadIndex the same way: a prebuilt index (`swe index build`'s) fetched while its model
+// loads. (The Cache API is checked in chromium by pack.test.js and web-demo/test: Node has none.)
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
-import { SweError, loadModel } from '../src/index.js';
-import { defaultModel } from './helpers.js';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+import { SweError, loadIndex, loadModel } from '../src/index.js';
+import { defaultModel, fixtureModels, nativeCli, tempDir } from './helpers.js';
 
 const bytes = readFileSync(defaultModel);
+// A prebuilt index of documents, written by the swe program (zstd-compressed, as it writes them).
+const docsFile = join(tempDir(), 'docs.jsonl');
+writeFileSync(docsFile, ['A man is playing a guitar.', 'A woman is slicing an onion.', 'Stocks fell sharply.']
+  .map((text, i) => JSON.stringify({ id: `d${i}`, text, metadata: { i } })).join('\n') + '\n');
+const indexFile = join(tempDir(), 'docs.swi');
+execFileSync(nativeCli(), ['index', 'build', defaultModel, '--docs', docsFile, '-o', indexFile], { stdio: 'ignore' });
+const indexBytes = readFileSync(indexFile);
 let server;
 let base;
 
@@ -36,6 +47,9 @@ before(async () => {
     } else if (request.url === '/slow.swe') {
       response.writeHead(200, { 'Content-Length': bytes.length });
       response.write(bytes.subarray(0, 1000));  // and then nothing: only an abort ends it
+    } else if (request.url === '/docs.swi') {
+      response.writeHead(200, { 'Content-Length': indexBytes.length });
+      response.end(indexBytes);
     } else if (request.url === '/page.html') {
       response.writeHead(200, { 'Content-Type': 'text/html' });
       response.end('<!doctype html><p>not a model</p>');
@@ -120,4 +134,35 @@ test('no source and no model package: the error says what to install', async () 
   for (const call of [() => loadModel(), () => loadModel({ cache: true })]) {
     await assert.rejects(call(), (e) => e instanceof SweError && /npm install swe-embeddings-model-en/.test(e.message));
   }
+});
+
+test('loadIndex: a prebuilt index fetched while its model loads, with progress; its documents searchable', async () => {
+  const progress = [];
+  const model = loadModel(`${base}/model.swe`);  // a promise: the index downloads meanwhile
+  const index = await loadIndex(model, `${base}/docs.swi`, { onProgress: (p) => progress.push(p) });
+  assert.equal(index.size, 3);
+  assert.deepEqual(progress.at(-1), { loaded: indexBytes.length, total: indexBytes.length });
+  const [hit] = index.search('someone plays music', 1);
+  assert.deepEqual([hit.id, hit.text, hit.metadata], ['d0', 'A man is playing a guitar.', { i: 0 }]);
+  const again = await loadIndex(await model, indexFile, { ids: 'bigint' });  // a path, and a Model itself
+  assert.deepEqual(again.search('stocks', 1).map((h) => h.id), ['d2']);
+  index.dispose();
+  again.dispose();
+  (await model).dispose();
+});
+
+test('loadIndex: HTTP errors, another model\'s index and bad arguments are refused clearly', async () => {
+  const model = await loadModel(bytes);
+  await assert.rejects(loadIndex(model, `${base}/missing.swi`), (e) => e instanceof SweError && e.code === 'io' &&
+    e.message === `loadIndex: fetching ${base}/missing.swi failed: HTTP 404 Not Found`);
+  const other = await loadModel(fixtureModels().f32);
+  await assert.rejects(loadIndex(other, indexBytes), (e) => e instanceof SweError && e.code === 'invalid argument' &&
+    /^loadIndex: /.test(e.message));
+  await assert.rejects(loadIndex(model, `${base}/page.html`), (e) => e instanceof SweError && e.code === 'corrupt');
+  await assert.rejects(loadIndex(model), TypeError);
+  await assert.rejects(loadIndex('model.swe', indexBytes), /expected a Model/);
+  await assert.rejects(loadIndex(model, indexBytes, { wasmUrl: 'x' }), /unknown option "wasmUrl"/);
+  await assert.rejects(loadIndex(model, `${base}/slow.swe`, { signal: AbortSignal.abort() }), (e) => e.name === 'AbortError');
+  model.dispose();
+  other.dispose();
 });

@@ -1,5 +1,6 @@
-// Parity: the same model and texts give bit-identical vectors natively (`swe encode`) and in wasm,
-// over the STS-B dev sentences (a few thousand real sentences), for every table dtype (so every
+// Parity: the same model and texts give bit-identical vectors natively (`swe encode`) and through the
+// package, on the backend the suite runs on (SWE_BACKEND: the wasm build, or the Node addon), over the
+// STS-B dev sentences (a few thousand real sentences), for every table dtype (so every
 // wasm kernel: f32, f16 and int8 gather), with and without dimension truncation. docs/FORMAT.md,
 // "Determinism", says why they can agree exactly; no tolerance is allowed here. And rank, dedupe
 // and cluster, one implementation in the library (swe_vectors_*), answer through the binding as
@@ -11,8 +12,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { loadModel } from '../src/index.js';
-import { bitDifferences, cjkFixtureModels, cjkSentences, defaultModel, fixtureModels, nativeCli, nativeVectors,
-         placeholderModel, stsSentences, tempDir } from './helpers.js';
+import { bitDifferences, cjkFixtureModels, cjkSentences, defaultModel, expectedBackend, fixtureModels, nativeCli,
+         nativeVectors, placeholderModel, stsSentences, tempDir } from './helpers.js';
+
+const backend = expectedBackend;  // each test's name says which backend it compared
 
 const sentences = stsSentences();
 
@@ -24,13 +27,13 @@ async function checkParity(path, options = {}, texts = sentences) {
   const model = await loadModel(path);
   try {
     const dims = options.dims ?? model.dims;
-    const wasm = model.encode(texts, options);
+    const got = model.encode(texts, options);
     const native = nativeVectors(path, texts, options.dims ? ['--dims', String(options.dims)] : []);
-    assert.equal(wasm.length, texts.length * dims);
-    assert.equal(native.length, wasm.length);
-    assert.equal(bitDifferences(wasm, native), 0, 'wasm and native vectors differ');
+    assert.equal(got.length, texts.length * dims);
+    assert.equal(native.length, got.length);
+    assert.equal(bitDifferences(got, native), 0, `${backend} and native vectors differ`);
     let nonZero = 0;
-    for (let r = 0; r < texts.length; ++r) if (wasm[r * dims] !== 0) ++nonZero;
+    for (let r = 0; r < texts.length; ++r) if (got[r * dims] !== 0) ++nonZero;
     assert.ok(nonZero > texts.length * 0.9, 'most texts should have known words');
   } finally {
     model.dispose();
@@ -38,20 +41,20 @@ async function checkParity(path, options = {}, texts = sentences) {
 }
 
 for (const dtype of ['f32', 'f16', 'int8']) {
-  test(`wasm and native vectors are bit-identical (${dtype} table)`, async () => {
+  test(`${backend} and swe encode vectors are bit-identical (${dtype} table)`, async () => {
     await checkParity(fixtureModels()[dtype]);
   });
 }
 
-test('wasm and native vectors are bit-identical with --dims truncation', async () => {
+test(`${backend} and swe encode vectors are bit-identical with --dims truncation`, async () => {
   await checkParity(fixtureModels().int8, { dims: 21 });
 });
 
-test('wasm and native vectors are bit-identical on the shipped default model (subword fallback too)', async () => {
+test(`${backend} and swe encode vectors are bit-identical on the shipped default model (subword fallback too)`, async () => {
   await checkParity(defaultModel);
 });
 
-test('wasm and native vectors are bit-identical on the GloVe placeholder', {
+test(`${backend} and swe encode vectors are bit-identical on the GloVe placeholder`, {
   skip: existsSync(placeholderModel) ? false : `${placeholderModel} not built (scripts/make-placeholder-model.sh)`,
 }, async () => {
   await checkParity(placeholderModel);
@@ -61,7 +64,7 @@ test('wasm and native vectors are bit-identical on the GloVe placeholder', {
 const cjkTexts = cjkSentences();
 
 for (const cjk of ['characters', 'bigrams', 'longest']) {
-  test(`wasm and native vectors are bit-identical on CJK text (cjk ${cjk})`, async () => {
+  test(`${backend} and swe encode vectors are bit-identical on CJK text (cjk ${cjk})`, async () => {
     const path = cjkFixtureModels()[cjk];
     await checkParity(path, {}, cjkTexts);
     const model = await loadModel(path);
@@ -78,7 +81,7 @@ for (const cjk of ['characters', 'bigrams', 'longest']) {
   });
 }
 
-// ---- rank, dedupe and cluster: the library's answers through wasm and through the swe program ----
+// ---- rank, dedupe and cluster: the library's answers through the package and through the swe program ----
 
 // The first 300 STS-B sentences and one without a known word, as a --docs file (ids: line numbers).
 const helperTexts = [...sentences.slice(0, 300), '!!! ...'];

@@ -1,7 +1,8 @@
 // Compiled (never run) by types.test.js: the declarations in index.d.ts describe the API as used here;
 // the @ts-expect-error lines must stay errors.
-import { SweEmbeddings, cosine, kmeans, loadModel, nearDuplicateGroups, similarityMatrix } from 'swe-embeddings';
-import type { Doc, KMeansResult, LoadProgress, Model, RankedText, SearchHit } from 'swe-embeddings';
+import { SweEmbeddings, backend, cosine, createWorkerPool, kmeans, loadIndex, loadModel, nearDuplicateGroups,
+         similarityMatrix } from 'swe-embeddings';
+import type { Doc, Index, KMeansResult, LoadProgress, Model, RankedText, SearchHit, WorkerPool } from 'swe-embeddings';
 
 async function use(): Promise<void> {
   const controller = new AbortController();
@@ -34,10 +35,20 @@ async function use(): Promise<void> {
   const removed: boolean = index.remove('a') && index.has(2) && index.docCount > 0;
   const score: number = cosine(vectors, vectors) + similarityMatrix(vectors, 4)[0] + kmeans(vectors, 4, 1).inertia;
   const dupes: number[][] = nearDuplicateGroups(vectors, 4, 0.9);
+  const later: Float32Array = await model.encodeAsync(['a', 'b'], { dims: 64 });
+  const which: 'native' | 'wasm' = await backend();
+  const prebuilt: Index<number> = await loadIndex(loadModel('model.swe'), 'docs.swi', { cache: true, onProgress: (p) => p.loaded });
+  const bigIds: Index<bigint> = await loadIndex(model, new Uint8Array(8), { ids: 'bigint' });
+  // @ts-expect-error: an index needs its model
+  await loadIndex('docs.swi');
+  const pool: WorkerPool = await createWorkerPool('model.swe', { workers: 4, cache: true });
+  const pooled: Float32Array = await pool.encode(['a'], { dims: pool.dims });
+  index.addDocs([{ id: 'c', text: 'c' }], { vectors: pooled });
+  await pool.close();
   const embeddings = new SweEmbeddings({ model, dims: 64 });
   const docs: number[][] = await embeddings.embedDocuments(['a']);
   const query: number[] = await embeddings.embedQuery('a');
   console.log(knownWords, ranked, top, kept, texts, groups, clusters, matrix, hits, more, score, dupes, docs, query,
-              doc, ids, stored, removed, approx, approxBatch);
+              doc, ids, stored, removed, approx, approxBatch, later, which, prebuilt, bigIds);
 }
 void use;

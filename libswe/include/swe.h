@@ -185,13 +185,34 @@ SWE_API const char * swe_model_get_info_json(const swe_model * model);
 SWE_API swe_status swe_model_get_word(const swe_model * model, uint32_t row, const char ** out_data,
                                       size_t * out_size);
 
+/* Rows first_row .. first_row + n_rows - 1 of the model's table, the word vectors a sentence vector is
+ * the (weighted) mean of, as floats: row-major into `out` (`out_capacity` floats, at least n_rows *
+ * dims); f16 rows widened, int8 rows multiplied by their scales. `out_weights` (may be NULL; else n_rows
+ * floats) receives each row's weight in that mean (1 when the model has none). Encoding sums int8 rows
+ * in integers with fixed-point weights (docs/FORMAT.md, "Determinism"), so the mean of these rows is
+ * close to a sentence vector (measured: 5e-5 on values near 1), not equal bit for bit. */
+SWE_API swe_status swe_model_get_rows(const swe_model * model, uint32_t first_row, uint32_t n_rows, float * out,
+                                      size_t out_capacity, float * out_weights);
+
 /* ---- encoding ---------------------------------------------------------------------------------- */
 
+/* How sentence vectors are scaled (swe_encode_params.normalize). */
+enum {
+    SWE_NORMALIZE_MODEL = 0, /* as the model says (its info's "normalize"; every shipped model: unit) */
+    SWE_NORMALIZE_UNIT  = 1, /* to unit length (L2); the zero vector stays zero */
+    SWE_NORMALIZE_NONE  = 2, /* not at all: the (weighted) mean of the text's word vectors */
+};
+
+/* How texts are encoded. A zeroed struct is the defaults. */
 typedef struct swe_encode_params {
-    uint32_t dims; /* keep only the first `dims` dimensions, normalised after truncation (0 = all) */
+    uint32_t dims;        /* keep only the first `dims` dimensions, scaled after truncation (0 = all) */
+    int32_t normalize;    /* SWE_NORMALIZE_* (0: SWE_NORMALIZE_MODEL) */
+    uint32_t max_tokens;  /* only the first max_tokens words of a text count (for a model of subword
+                           * pieces: its first max_tokens known pieces); 0 = the model's own limit
+                           * (info tokenizer.max_tokens; 0 there: every word), UINT32_MAX = none */
 } swe_encode_params;
 
-/* Defaults: all dimensions. */
+/* Defaults: all dimensions, scaled as the model says, the model's word limit. */
 SWE_API swe_encode_params swe_encode_default_params(void);
 
 /* Dimensions a vector has under `params` (NULL = defaults); 0 when params->dims exceeds the model's
@@ -312,8 +333,11 @@ SWE_API uint32_t swe_index_get_dims(const swe_index * index);
 SWE_API int32_t swe_index_get_dtype(const swe_index * index);
 
 /* Adds `n` entries: ids[i] with the vector vectors[i * dims .. (i + 1) * dims). An id already present
- * is replaced (its document, if it has one, stays). Rejects non-finite values; on failure the index may
- * hold the entries before the bad one. */
+ * is replaced (within one call, a later equal id replaces an earlier one). Integer ids and documents
+ * share the entry ids: an id whose entry holds a document (swe_index_add_docs()) is refused, since
+ * its id, text and metadata would stay on the new vector (replace it with swe_index_add_docs(), or
+ * remove it first). Rejects non-finite values. All or nothing: on failure no entry was added or
+ * replaced (short of running out of memory midway). */
 SWE_API swe_status swe_index_add(swe_index * index, const uint64_t * ids, const float * vectors, size_t n);
 
 /* Makes room for `more` entries beyond the index's size. SWE_ERR_TOO_LARGE, with nothing changed, when
@@ -386,8 +410,9 @@ typedef struct swe_doc {
 /* Adds `n` documents with their vectors (vectors[i * dims ..]). A document whose id is in the index
  * replaces that entry (vector, text and metadata); a new one gets a new entry id (one more than the
  * largest), which swe_index_search() returns. Rejects empty or duplicate ids, invalid UTF-8, metadata
- * that is not JSON or nests arrays and objects more than 128 levels deep, and non-finite values; on
- * failure the index holds the documents before the bad one. */
+ * that is not JSON or nests arrays and objects more than 128 levels deep, and non-finite values. All
+ * or nothing: every document is checked before any is added, so on failure none was (short of
+ * running out of memory midway). */
 SWE_API swe_status swe_index_add_docs(swe_index * index, const swe_doc * docs, const float * vectors, size_t n);
 
 /* The entry id of the document with string id `id` (SWE_ERR_NOT_FOUND when none has it). Removing

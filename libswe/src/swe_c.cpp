@@ -70,14 +70,23 @@ std::string InfoJson(const Model& model) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-// Resolves the encode dims for `params`, or fails.
-swe_status EncodeDims(const Model& model, const swe_encode_params* params, uint32_t* dims) {
-  uint32_t d = params ? params->dims : 0;
-  if (d > model.dims()) {
-    return Fail(SWE_ERR_INVALID_ARGUMENT, "dims " + std::to_string(d) + " exceeds the model's " +
+// The encoder options `params` ask for (dims resolved: 0 becomes the model's), or fails.
+swe_status EncodeOptionsOf(const Model& model, const swe_encode_params* params, EncodeOptions* options) {
+  const swe_encode_params p = params ? *params : swe_encode_default_params();
+  if (p.dims > model.dims()) {
+    return Fail(SWE_ERR_INVALID_ARGUMENT, "dims " + std::to_string(p.dims) + " exceeds the model's " +
                                               std::to_string(model.dims()) + " dimensions");
   }
-  *dims = d == 0 ? model.dims() : d;
+  switch (p.normalize) {
+    case SWE_NORMALIZE_MODEL: options->normalization = Normalization::kModel; break;
+    case SWE_NORMALIZE_UNIT: options->normalization = Normalization::kUnit; break;
+    case SWE_NORMALIZE_NONE: options->normalization = Normalization::kMean; break;
+    default:
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "normalize must be SWE_NORMALIZE_MODEL, _UNIT or _NONE, not " +
+                                                std::to_string(p.normalize));
+  }
+  options->dims = p.dims == 0 ? model.dims() : p.dims;
+  options->max_tokens = p.max_tokens;
   return SWE_OK;
 }
 
@@ -138,19 +147,28 @@ swe_status NewModelHandle(Read read, swe_model** out) {
   return SWE_OK;
 }
 
-// Calls use(encoder) with an encoder of `model` for `dims` dimensions: the caller's `owned` one when
-// given (swe_encoder), else the calling thread's. For texts (or batches) of up to kKeptTextBytes the
-// thread keeps its encoder from call to call: building one per call (a tokenizer and its buffers) cost
-// a short query about a tenth of its time. One is kept per thread, for one model and dims at a time,
-// told apart by Model::serial (never reused), so that an encoder of a freed model is replaced, never
-// used. Longer texts get one of their own, so what a thread keeps stays small.
+// Whether `encoder` encodes as `options` (dims resolved) ask.
+bool EncodesAs(const swe::Encoder& encoder, const swe::Model& model, const swe::EncodeOptions& options) {
+  const bool normalize = options.normalization == swe::Normalization::kModel
+                             ? model.normalize()
+                             : options.normalization == swe::Normalization::kUnit;
+  return encoder.dims() == options.dims && encoder.normalize() == normalize &&
+         encoder.max_tokens() == options.max_tokens;
+}
+
+// Calls use(encoder) with an encoder of `model` for `options` (resolved by EncodeOptionsOf): the
+// caller's `owned` one when given (swe_encoder), else the calling thread's. For texts (or batches) of
+// up to kKeptTextBytes the thread keeps its encoder from call to call: building one per call (a
+// tokenizer and its buffers) cost a short query about a tenth of its time. One is kept per thread, for
+// one model and options at a time, told apart by Model::serial (never reused), so that an encoder of a
+// freed model is replaced, never used. Longer texts get one of their own, so what a thread keeps stays
+// small.
 constexpr size_t kKeptTextBytes = 4096;
 template <typename Use>
-auto WithEncoder(const swe::Model& model, swe_encoder* owned, uint32_t dims, size_t text_bytes, Use use) {
-  swe::EncodeOptions options;
-  options.dims = dims;
+auto WithEncoder(const swe::Model& model, swe_encoder* owned, const swe::EncodeOptions& options, size_t text_bytes,
+                 Use use) {
   if (owned != nullptr) {
-    if (!owned->encoder || owned->encoder->dims() != dims) {
+    if (!owned->encoder || !EncodesAs(*owned->encoder, model, options)) {
       owned->encoder.reset();
       owned->encoder = std::make_unique<swe::Encoder>(model, options);
     }
@@ -162,15 +180,14 @@ auto WithEncoder(const swe::Model& model, swe_encoder* owned, uint32_t dims, siz
   }
   struct Kept {
     uint64_t serial = 0;
-    uint32_t dims = 0;
     std::unique_ptr<swe::Encoder> encoder;
   };
   thread_local Kept kept;
-  if (!kept.encoder || kept.serial != model.serial() || kept.dims != dims) {
+  // The serial first: a freed model's encoder is not asked anything about its model.
+  if (!kept.encoder || kept.serial != model.serial() || !EncodesAs(*kept.encoder, model, options)) {
     kept.encoder.reset();  // (its model may be gone: destroying an encoder does not touch the model)
     kept.encoder = std::make_unique<swe::Encoder>(model, options);
     kept.serial = model.serial();
-    kept.dims = dims;
   }
   return use(*kept.encoder);
 }
@@ -181,13 +198,14 @@ swe_status EncodeText(const char* what, const swe_model* model, swe_encoder* own
                       uint32_t* out_n_words) {
   SWE_CHECK_ARG(model && out, std::string(what) + ": NULL model or output");
   SWE_CHECK_ARG(ValidText(text, text_size), std::string(what) + ": text is NULL");
-  uint32_t dims = 0;
-  if (swe_status s = EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+  swe::EncodeOptions options;
+  if (swe_status s = EncodeOptionsOf(*model->model, params, &options); s != SWE_OK) return s;
+  const uint32_t dims = options.dims;
   if (out_capacity < dims) {
     return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) +
                                               " floats is too small for " + std::to_string(dims) + " dimensions");
   }
-  const uint32_t n_words = WithEncoder(*model->model, owned, dims, text_size, [&](swe::Encoder& encoder) {
+  const uint32_t n_words = WithEncoder(*model->model, owned, options, text_size, [&](swe::Encoder& encoder) {
     return encoder.Encode(View(text, text_size), out);
   });
   if (out_n_words) *out_n_words = n_words;
@@ -199,8 +217,9 @@ swe_status EncodeBatch(const char* what, const swe_model* model, swe_encoder* ow
                        const swe_encode_params* params, float* out, size_t out_capacity, uint32_t* out_n_words) {
   SWE_CHECK_ARG(model != nullptr, std::string(what) + ": model is NULL");
   SWE_CHECK_ARG(n == 0 || (texts && out), std::string(what) + ": NULL texts or output");
-  uint32_t dims = 0;
-  if (swe_status s = EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+  swe::EncodeOptions options;
+  if (swe_status s = EncodeOptionsOf(*model->model, params, &options); s != SWE_OK) return s;
+  const uint32_t dims = options.dims;
   if (n > out_capacity / dims) {
     return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) + " floats is too small for " +
                                               std::to_string(n) + " x " + std::to_string(dims) + " floats");
@@ -215,7 +234,7 @@ swe_status EncodeBatch(const char* what, const swe_model* model, swe_encoder* ow
     text_bytes += views[i].size();
   }
   // A small batch (a few short texts a call, as JS's encode([...]) makes) reuses the thread's encoder.
-  WithEncoder(*model->model, owned, dims, text_bytes,
+  WithEncoder(*model->model, owned, options, text_bytes,
               [&](swe::Encoder& encoder) { encoder.EncodeBatch(views.data(), n, out, out_n_words); });
   return SWE_OK;
 }
@@ -335,9 +354,33 @@ swe_status swe_model_get_word(const swe_model* model, uint32_t row, const char**
   });
 }
 
+swe_status swe_model_get_rows(const swe_model* model, uint32_t first_row, uint32_t n_rows, float* out,
+                              size_t out_capacity, float* out_weights) {
+  return Guard([&]() -> swe_status {
+    SWE_CHECK_ARG(model != nullptr, "swe_model_get_rows: model is NULL");
+    SWE_CHECK_ARG(n_rows == 0 || out != nullptr, "swe_model_get_rows: out is NULL");
+    const swe::Model& m = *model->model;
+    if (first_row > m.vocab_size() || n_rows > m.vocab_size() - first_row) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "rows " + std::to_string(first_row) + " + " + std::to_string(n_rows) +
+                                                " exceed the vocabulary of " + std::to_string(m.vocab_size()) + " words");
+    }
+    if (n_rows > out_capacity / m.dims()) {
+      return Fail(SWE_ERR_INVALID_ARGUMENT, "output buffer of " + std::to_string(out_capacity) + " floats is too small for " +
+                                                std::to_string(n_rows) + " x " + std::to_string(m.dims()) + " floats");
+    }
+    for (uint32_t i = 0; i < n_rows; ++i) {
+      m.CopyRow(first_row + i, out + static_cast<size_t>(i) * m.dims());
+      if (out_weights) out_weights[i] = m.weight(first_row + i);
+    }
+    return SWE_OK;
+  });
+}
+
 swe_encode_params swe_encode_default_params(void) {
   swe_encode_params p;
   p.dims = 0;
+  p.normalize = SWE_NORMALIZE_MODEL;
+  p.max_tokens = 0;
   return p;
 }
 
@@ -408,7 +451,9 @@ swe_status swe_model_count_known_words(const swe_model* model, const char* text,
     // The encoder's own count, so that 0 here is exactly "encodes to the zero vector".
     const swe::Model& m = *model->model;
     std::vector<float> scratch(m.dims());
-    *out_n_words = swe::capi::WithEncoder(m, nullptr, m.dims(), text_size, [&](swe::Encoder& encoder) {
+    swe::EncodeOptions options;
+    options.dims = m.dims();
+    *out_n_words = swe::capi::WithEncoder(m, nullptr, options, text_size, [&](swe::Encoder& encoder) {
       return encoder.Encode(swe::capi::View(text, text_size), scratch.data());
     });
     return SWE_OK;
@@ -421,10 +466,11 @@ swe_status swe_model_compute_similarity(const swe_model* model, const char* a, s
     SWE_CHECK_ARG(model && out_score, "swe_model_compute_similarity: NULL model or output");
     SWE_CHECK_ARG(swe::capi::ValidText(a, a_size) && swe::capi::ValidText(b, b_size),
                   "swe_model_compute_similarity: text is NULL");
-    uint32_t dims = 0;
-    if (swe_status s = swe::capi::EncodeDims(*model->model, params, &dims); s != SWE_OK) return s;
+    swe::EncodeOptions options;
+    if (swe_status s = swe::capi::EncodeOptionsOf(*model->model, params, &options); s != SWE_OK) return s;
+    const uint32_t dims = options.dims;
     std::vector<float> va(dims), vb(dims);
-    swe::capi::WithEncoder(*model->model, nullptr, dims, std::max(a_size, b_size), [&](swe::Encoder& encoder) {
+    swe::capi::WithEncoder(*model->model, nullptr, options, std::max(a_size, b_size), [&](swe::Encoder& encoder) {
       encoder.Encode(swe::capi::View(a, a_size), va.data());
       encoder.Encode(swe::capi::View(b, b_size), vb.data());
     });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -126,8 +127,10 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
     SWE_CHECK_ARG(index != nullptr, "swe_index_add_docs: index is NULL");
     SWE_CHECK_ARG(n == 0 || (docs && vectors), "swe_index_add_docs: NULL docs or vectors");
     swe::capi::Change change(*index);
+    // Every document is checked and given its entry before any goes in: a batch is added whole or not at all.
     uint64_t next = index->index->NextId();  // the entry id a new document gets
     std::unordered_set<std::string_view> seen;
+    std::vector<uint64_t> entries(n);
     const uint32_t dims = index->index->dims();
     const bool journaled = index->has_file && index->journal_complete;
     if (journaled && n > 0) index->journal.BeginPuts(true);
@@ -139,22 +142,25 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
     for (size_t i = 0; i < n; ++i) {
       if (swe_status s = CheckDoc(docs[i], i); s != SWE_OK) return s;
       std::string_view id(docs[i].id.data, docs[i].id.size);
+      if (id.empty()) return Fail(SWE_ERR_INVALID_ARGUMENT, "document " + std::to_string(i) + ": empty id");
       if (!seen.insert(id).second) return Fail(SWE_ERR_INVALID_ARGUMENT, "duplicate document id '" + std::string(id) + "'");
-      uint64_t entry = 0;
-      if (!index->docs.Find(id, &entry)) {
-        if (next == 0 && index->index->size() > 0) return Fail(SWE_ERR_TOO_LARGE, "no entry id left");
-        entry = next++;
-      }
       for (uint32_t j = 0; j < dims; ++j) {
         if (!std::isfinite(vectors[i * dims + j])) return Fail(SWE_ERR_INVALID_ARGUMENT, "document " + std::to_string(i) + ": non-finite vector value");
       }
-      swe::IndexDoc doc{std::string(id), std::string(swe::capi::View(docs[i].text.data, docs[i].text.size)),
+      if (!index->docs.Find(id, &entries[i])) {
+        if (next == 0 && index->index->size() > 0) return Fail(SWE_ERR_TOO_LARGE, "no entry id left");
+        entries[i] = next++;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      swe::IndexDoc doc{std::string(docs[i].id.data, docs[i].id.size),
+                        std::string(swe::capi::View(docs[i].text.data, docs[i].text.size)),
                         std::string(swe::capi::View(docs[i].metadata.data, docs[i].metadata.size))};
       const std::string context = "document " + std::to_string(i);
-      // The document first: Put refuses what Add would then leave without a document.
-      if (swe_status s = FromStatus(index->docs.Put(entry, std::move(doc)), context); s != SWE_OK) return s;
-      if (swe_status s = FromStatus(index->index->Add(entry, vectors + i * dims), context); s != SWE_OK) {
-        if (!index->index->Contains(entry)) index->docs.Erase(entry);
+      // Checked above: these fail only when memory runs out.
+      if (swe_status s = FromStatus(index->docs.Put(entries[i], std::move(doc)), context); s != SWE_OK) return s;
+      if (swe_status s = FromStatus(index->index->Add(entries[i], vectors + i * dims), context); s != SWE_OK) {
+        if (!index->index->Contains(entries[i])) index->docs.Erase(entries[i]);
         return s;
       }
       if (journaled) index->journal.Put(*index->index, entry, index->docs.Get(entry));

@@ -116,6 +116,14 @@ swe_status swe_index_add(swe_index* index, const uint64_t* ids, const float* vec
     SWE_CHECK_ARG(n == 0 || (ids && vectors), "swe_index_add: NULL ids or vectors");
     if (n == 0) return SWE_OK;
     swe::capi::Change change(*index);
+    // Integer ids and documents share the entries' numbers: replacing a document's vector alone would
+    // leave its id, text and metadata on another text's vector.
+    for (size_t i = 0; i < n; ++i) {
+      if (const swe::IndexDoc* doc = index->docs.Get(ids[i])) {
+        return Fail(SWE_ERR_INVALID_ARGUMENT, "entry " + std::to_string(ids[i]) + " holds the document '" + doc->id +
+                                                  "': replace it with swe_index_add_docs() or remove it first");
+      }
+    }
     const swe_status s = FromStatus(index->index->AddBatch(ids, vectors, n));
     if (s != SWE_OK) return s;  // AddBatch checks every vector first: nothing was added
     if (index->has_file && index->journal_complete) {

@@ -16,11 +16,17 @@ using swe::capi::Guard;
 
 namespace {
 
-// SWE_ERR_INVALID_ARGUMENT unless `n` rows of `dims` finite floats are at `vectors`.
-swe_status CheckRows(const char* what, const float* vectors, size_t n, uint32_t dims) {
+// SWE_ERR_INVALID_ARGUMENT unless `n` rows of `dims` floats can be at `vectors`.
+swe_status CheckShape(const char* what, const float* vectors, size_t n, uint32_t dims) {
   SWE_CHECK_ARG(dims > 0, std::string(what) + ": dims must be positive");
   SWE_CHECK_ARG(n == 0 || vectors != nullptr, std::string(what) + ": vectors is NULL");
   SWE_CHECK_ARG(n <= SIZE_MAX / dims, std::string(what) + ": too many rows");
+  return SWE_OK;
+}
+
+// SWE_ERR_INVALID_ARGUMENT unless `n` rows of `dims` finite floats are at `vectors`.
+swe_status CheckRows(const char* what, const float* vectors, size_t n, uint32_t dims) {
+  if (swe_status s = CheckShape(what, vectors, n, dims); s != SWE_OK) return s;
   for (size_t i = 0; i < n * size_t{dims}; ++i) {
     if (!std::isfinite(vectors[i])) {
       return Fail(SWE_ERR_INVALID_ARGUMENT, std::string(what) + ": row " + std::to_string(i / dims) +
@@ -47,11 +53,16 @@ swe_status swe_vectors_rank(const float* query, const float* vectors, size_t n, 
     SWE_CHECK_ARG(p.order == SWE_RANK_BEST_FIRST || p.order == SWE_RANK_ROW_ORDER,
                   "swe_vectors_rank: order must be SWE_RANK_BEST_FIRST or SWE_RANK_ROW_ORDER, not " +
                       std::to_string(p.order));
-    if (swe_status s = CheckRows("swe_vectors_rank", vectors, n, dims); s != SWE_OK) return s;
+    if (swe_status s = CheckShape("swe_vectors_rank", vectors, n, dims); s != SWE_OK) return s;
     if (swe_status s = CheckRows("swe_vectors_rank: query", query, 1, dims); s != SWE_OK) return s;
-    if (swe::capi::IsZero(query, dims)) return SWE_OK;  // a text with no known word is similar to nothing
+    // RankRows checks the rows as it reads them (one pass over memory). A text with no known word is
+    // similar to nothing: k = 0, the rows still checked.
+    const size_t kk = swe::capi::IsZero(query, dims) ? 0 : k;
     std::vector<swe::SearchHit> hits;
-    if (swe_status s = FromStatus(swe::RankRows(query, vectors, n, dims, k, p.min_score, &hits)); s != SWE_OK) return s;
+    if (swe_status s = FromStatus(swe::RankRows(query, vectors, n, dims, kk, p.min_score, &hits), "swe_vectors_rank");
+        s != SWE_OK) {
+      return s;
+    }
     if (p.order == SWE_RANK_ROW_ORDER) {
       std::sort(hits.begin(), hits.end(), [](const swe::SearchHit& a, const swe::SearchHit& b) { return a.id < b.id; });
     }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -14,23 +15,33 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
 #include "utils/varbit.h"
 
 #include "models.h"
+#include "parallel.h"
 
 PG_MODULE_MAGIC;
+
+/* The build hides every symbol not marked PGDLLEXPORT (-fvisibility=hidden): only PostgreSQL's entry
+ * points are exported. PostgreSQL 15's PG_FUNCTION_INFO_V1 marks the info function only, so the SQL
+ * function is declared exported here too. */
+#define SWE_SQL_FUNCTION(name) \
+	PG_FUNCTION_INFO_V1(name); \
+	PGDLLEXPORT Datum name(PG_FUNCTION_ARGS)
 
 #define MAX_TEXT_BYTES (10 * 1024 * 1024) /* one text; longer ones are not sentences */
 #define MAX_BATCH_TEXTS 10000			/* one array of texts */
 #define MAX_VECTOR_DIMS 16000			/* pgvector's limit for vector */
 #define ENCODE_CHUNK 256				/* texts per swe_model_encode_batch(), between interrupt checks */
 
-void		_PG_init(void);
+PGDLLEXPORT void _PG_init(void);
 
 void
 _PG_init(void)
 {
-	swe_pg_define_settings();
+	swe_pg_init_models();
+	swe_pg_install_hooks();
 }
 
 /* A text's bytes as UTF-8: checked in a SQL_ASCII database (which stores bytes unchecked), converted
@@ -54,8 +65,13 @@ utf8_of(const text *t, size_t *size)
 	}
 	else if (encoding != PG_UTF8)
 	{
-		data = pg_server_to_any(data, len, PG_UTF8);
-		len = strlen(data);
+		const char *converted = pg_server_to_any(data, len, PG_UTF8);
+
+		/* A converted copy ends with a NUL; a text with nothing to convert (an empty one) comes back
+		 * as it was: not terminated, its length unchanged. */
+		if (converted != data)
+			len = strlen(converted);
+		data = converted;
 	}
 	*size = (size_t) len;
 	return data;
@@ -107,7 +123,7 @@ embed_one(const swe_model *model, const text *input)
 	return result;
 }
 
-PG_FUNCTION_INFO_V1(swe_embed);
+SWE_SQL_FUNCTION(swe_embed);
 Datum
 swe_embed(PG_FUNCTION_ARGS)
 {
@@ -116,22 +132,26 @@ swe_embed(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(embed_one(model, PG_GETARG_TEXT_PP(1)));
 }
 
-/* The vectors of one swe.embed(model, text[]) call, returned one per call (value-per-call: no
- * tuplestore, which would spill 10,000 vectors to a temporary file). */
-typedef struct BatchVectors
+/* One swe.embed(model, text[]) call: its texts, checked and converted at the first call, and the
+ * vectors of the current chunk of ENCODE_CHUNK texts, encoded when the first of them is returned
+ * (value-per-call: no tuplestore, which would spill 10,000 vectors to a temporary file; no buffer
+ * for all vectors, whose fresh pages would cost more than the copies). */
+typedef struct Batch
 {
+	const swe_model *model;
 	uint32_t	dims;
-	float	   *vectors;		/* n * dims */
-} BatchVectors;
+	int			n;
+	swe_text   *texts;
+	float	   *chunk;			/* ENCODE_CHUNK * dims */
+} Batch;
 
-static BatchVectors *
-embed_batch(const swe_model *model, ArrayType *inputs, int *n_out)
+static Batch *
+start_batch(const swe_model *model, ArrayType *inputs)
 {
-	BatchVectors *batch = palloc(sizeof(BatchVectors));
+	Batch	   *batch = palloc(sizeof(Batch));
 	Datum	   *elements;
 	bool	   *nulls;
 	int			n;
-	swe_text   *texts;
 
 	if (ARR_NDIM(inputs) > 1)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -142,46 +162,39 @@ embed_batch(const swe_model *model, ArrayType *inputs, int *n_out)
 						errmsg("swe: an array of %d texts exceeds the limit of %d", n, MAX_BATCH_TEXTS),
 						errhint("Embed a column row by row with swe.embed(model, column), or split the array.")));
 	deconstruct_array(inputs, TEXTOID, -1, false, TYPALIGN_INT, &elements, &nulls, &n);
-	texts = palloc(sizeof(swe_text) * (Size) Max(n, 1));
+	batch->texts = palloc(sizeof(swe_text) * (Size) Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		if (nulls[i])
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 							errmsg("swe: element %d of the texts is NULL", i + 1)));
-		texts[i].data = utf8_of(DatumGetTextPP(elements[i]), &texts[i].size);
+		batch->texts[i].data = utf8_of(DatumGetTextPP(elements[i]), &batch->texts[i].size);
 	}
+	batch->model = model;
+	batch->n = n;
 	batch->dims = swe_model_get_encode_dims(model, NULL);
-	batch->vectors = palloc(sizeof(float) * (Size) batch->dims * (Size) Max(n, 1));
-	for (int first = 0; first < n; first += ENCODE_CHUNK)
-	{
-		int			count = Min(ENCODE_CHUNK, n - first);
-		float	   *out = batch->vectors + (Size) first * batch->dims;
-
-		CHECK_FOR_INTERRUPTS();
-		swe_pg_check(swe_model_encode_batch(model, texts + first, (size_t) count, NULL, out,
-											(size_t) count * batch->dims, NULL), "embed");
-	}
-	*n_out = n;
+	batch->chunk = palloc(sizeof(float) * (Size) batch->dims * ENCODE_CHUNK);
 	return batch;
 }
 
 /* swe.embed(model, text[]): one vector per element, in order, through the library's batch path. */
-PG_FUNCTION_INFO_V1(swe_embed_batch);
+SWE_SQL_FUNCTION(swe_embed_batch);
 Datum
 swe_embed_batch(PG_FUNCTION_ARGS)
 {
 	FuncCallContext *funcctx;
-	BatchVectors *batch;
+	Batch	   *batch;
+	int			i;
 
 	if (SRF_IS_FIRSTCALL())
 	{
 		MemoryContext old;
-		int			n;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		funcctx->user_fctx = embed_batch(swe_pg_get_model(PG_GETARG_TEXT_PP(0)), PG_GETARG_ARRAYTYPE_P(1), &n);
-		funcctx->max_calls = (uint64) n;
+		batch = start_batch(swe_pg_get_model(PG_GETARG_TEXT_PP(0)), PG_GETARG_ARRAYTYPE_P(1));
+		funcctx->user_fctx = batch;
+		funcctx->max_calls = (uint64) batch->n;
 		MemoryContextSwitchTo(old);
 	}
 	funcctx = SRF_PERCALL_SETUP();
@@ -190,14 +203,24 @@ swe_embed_batch(PG_FUNCTION_ARGS)
 	{
 		ArrayType  *row = new_float4_array(batch->dims);
 
-		memcpy(ARR_DATA_PTR(row), batch->vectors + funcctx->call_cntr * batch->dims, sizeof(float) * batch->dims);
+		i = (int) funcctx->call_cntr;
+		if (i % ENCODE_CHUNK == 0)
+		{
+			int			count = Min(ENCODE_CHUNK, batch->n - i);
+
+			CHECK_FOR_INTERRUPTS();
+			swe_pg_check(swe_model_encode_batch(batch->model, batch->texts + i, (size_t) count, NULL,
+												batch->chunk, (size_t) count * batch->dims, NULL), "embed");
+		}
+		memcpy(ARR_DATA_PTR(row), batch->chunk + (Size) (i % ENCODE_CHUNK) * batch->dims,
+			   sizeof(float) * batch->dims);
 		SRF_RETURN_NEXT(funcctx, PointerGetDatum(row));
 	}
 	SRF_RETURN_DONE(funcctx);
 }
 
 /* Cosine similarity of two real[] of equal length (0 when either is the zero vector). */
-PG_FUNCTION_INFO_V1(swe_similarity_vectors);
+SWE_SQL_FUNCTION(swe_similarity_vectors);
 Datum
 swe_similarity_vectors(PG_FUNCTION_ARGS)
 {
@@ -225,7 +248,7 @@ swe_similarity_vectors(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(Max(-1.0, Min(1.0, dot / sqrt(aa * bb))));
 }
 
-PG_FUNCTION_INFO_V1(swe_similarity_texts);
+SWE_SQL_FUNCTION(swe_similarity_texts);
 Datum
 swe_similarity_texts(PG_FUNCTION_ARGS)
 {
@@ -242,7 +265,7 @@ swe_similarity_texts(PG_FUNCTION_ARGS)
 
 /* The sign code of the vector: bit i is 1 when element i > 0, first element in the most significant
  * bit of the first byte (PostgreSQL's bit type, pgvector's binary_quantize()). */
-PG_FUNCTION_INFO_V1(swe_embed_bits);
+SWE_SQL_FUNCTION(swe_embed_bits);
 Datum
 swe_embed_bits(PG_FUNCTION_ARGS)
 {
@@ -261,7 +284,7 @@ swe_embed_bits(PG_FUNCTION_ARGS)
 	PG_RETURN_VARBIT_P(result);
 }
 
-PG_FUNCTION_INFO_V1(swe_known_words);
+SWE_SQL_FUNCTION(swe_known_words);
 Datum
 swe_known_words(PG_FUNCTION_ARGS)
 {
@@ -274,11 +297,24 @@ swe_known_words(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) Min(n, (uint32_t) PG_INT32_MAX));
 }
 
-PG_FUNCTION_INFO_V1(swe_model_info);
+SWE_SQL_FUNCTION(swe_model_info);
 Datum
 swe_model_info(PG_FUNCTION_ARGS)
 {
 	const swe_model *model = swe_pg_get_model(PG_GETARG_TEXT_PP(0));
 
 	return DirectFunctionCall1(jsonb_in, CStringGetDatum(swe_model_get_info_json(model)));
+}
+
+bool
+swe_pg_takes_model(Oid funcid)
+{
+	FmgrInfo	function;
+
+	if (get_func_namespace(funcid) != get_namespace_oid("swe", true))
+		return false;
+	fmgr_info(funcid, &function);
+	return function.fn_addr == swe_embed || function.fn_addr == swe_embed_batch ||
+		function.fn_addr == swe_similarity_texts || function.fn_addr == swe_embed_bits ||
+		function.fn_addr == swe_known_words || function.fn_addr == swe_model_info;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common.h"
 #include "extension.h"
@@ -17,9 +18,12 @@ struct Model {
   Model& operator=(const Model&) = delete;
   ~Model() { swe_model_free(model); }
 
-  swe_encode_params Params(uint32_t dims) const {
+  // The C API's encode parameters: dims (0: all), normalize (SWE_NORMALIZE_*), max_tokens (0: the model's).
+  swe_encode_params Params(uint32_t dims, int32_t normalize = SWE_NORMALIZE_MODEL, uint32_t max_tokens = 0) const {
     swe_encode_params params = swe_encode_default_params();
     params.dims = dims;
+    params.normalize = normalize;
+    params.max_tokens = max_tokens;
     if (swe_model_get_encode_dims(model, &params) == 0) {
       throw py::value_error("dims must be in 1.." + std::to_string(swe_model_get_dims(model)) + ", got " +
                             std::to_string(dims));
@@ -45,15 +49,14 @@ std::unique_ptr<Model> LoadBytes(py::buffer data) {
 }
 
 // Encodes `list` into `data` (n rows of encode dims) and each text's known words into `counts` (may
-// be null), without the GIL; batches of thousands of texts are split over `threads` (0: every core).
-void EncodeTexts(const Model& self, const Texts& list, const swe_encode_params& params, int threads, float* data,
+// be null), without the GIL; batches of thousands of texts are split over up to `threads` threads (the
+// package passes the CPUs it may use, counted once: swe/_checks.py).
+void EncodeTexts(const Model& self, const Texts& list, const swe_encode_params& params, uint32_t threads, float* data,
                  uint32_t* counts) {
   const uint32_t encode_dims = swe_model_get_encode_dims(self.model, &params);
   const size_t n = list.size();
   const swe_text* records = list.records().data();
-  size_t n_threads = threads > 0 ? static_cast<size_t>(threads)
-                                 : std::max<size_t>(1, std::thread::hardware_concurrency());
-  n_threads = std::max<size_t>(1, std::min(n_threads, n / kTextsPerThread));
+  const size_t n_threads = std::max<size_t>(1, std::min<size_t>(threads, n / kTextsPerThread));
   std::vector<swe_status> statuses(n_threads, SWE_OK);
   std::vector<std::string> messages(n_threads);
   {
@@ -75,33 +78,43 @@ void EncodeTexts(const Model& self, const Texts& list, const swe_encode_params& 
   }
 }
 
+// `out` when it is a writable C-contiguous float32 array of `shape`, else a new array of that shape.
+// (Anything else, a float64 or int32 array say, is a ValueError: nothing is converted silently.)
+FloatArray Output(py::handle out_object, std::vector<py::ssize_t> shape) {
+  if (out_object.is_none()) return FloatArray(shape);
+  auto out = py::reinterpret_borrow<py::array>(out_object);
+  const bool fits = py::isinstance<py::array>(out_object) && out.dtype().is(py::dtype::of<float>()) &&
+                    (out.flags() & py::array::c_style) && out.writeable() &&
+                    std::equal(shape.begin(), shape.end(), out.shape(), out.shape() + out.ndim()) &&
+                    static_cast<size_t>(out.ndim()) == shape.size();
+  if (!fits) {
+    std::string want;
+    for (py::ssize_t d : shape) want += (want.empty() ? "" : ", ") + std::to_string(d);
+    if (shape.size() == 1) want += ",";
+    throw py::value_error("encode: out must be a writable C-contiguous float32 array of shape (" + want + "), got " +
+                          py::str(py::repr(out_object)).cast<std::string>().substr(0, 80));
+  }
+  return py::reinterpret_borrow<FloatArray>(out_object);
+}
+
 // texts (a sequence of str) into a new (n, dims) array, or into `out` when given.
-FloatArray Encode(const Model& self, py::handle texts, uint32_t dims, int threads, py::object out_object) {
-  const swe_encode_params params = self.Params(dims);
+FloatArray Encode(const Model& self, py::handle texts, uint32_t dims, int32_t normalize, uint32_t max_tokens,
+                  uint32_t threads, py::handle out_object) {
+  const swe_encode_params params = self.Params(dims, normalize, max_tokens);
   const uint32_t encode_dims = swe_model_get_encode_dims(self.model, &params);
   Texts list(texts, "encode");
-  const size_t n = list.size();
-  FloatArray out;
-  if (out_object.is_none()) {
-    out = FloatArray({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(encode_dims)});
-  } else {
-    out = py::reinterpret_borrow<FloatArray>(out_object);
-    if (!FloatArray::check_(out_object) || out.ndim() != 2 || static_cast<size_t>(out.shape(0)) != n ||
-        out.shape(1) != encode_dims || !out.writeable()) {
-      throw py::value_error("encode: out must be a writable C-contiguous float32 array of shape (" + std::to_string(n) +
-                            ", " + std::to_string(encode_dims) + ")");
-    }
-  }
+  FloatArray out = Output(out_object, {static_cast<py::ssize_t>(list.size()), static_cast<py::ssize_t>(encode_dims)});
   EncodeTexts(self, list, params, threads, out.mutable_data(), nullptr);
   return out;
 }
 
-FloatArray EncodeOne(const Model& self, py::handle text, uint32_t dims) {
-  const swe_encode_params params = self.Params(dims);
+FloatArray EncodeOne(const Model& self, py::handle text, uint32_t dims, int32_t normalize, uint32_t max_tokens,
+                     py::handle out_object) {
+  const swe_encode_params params = self.Params(dims, normalize, max_tokens);
   const uint32_t encode_dims = swe_model_get_encode_dims(self.model, &params);
   std::deque<std::string> owned;
   const swe_text record = Texts::One(text, "encode", owned);
-  FloatArray out(static_cast<py::ssize_t>(encode_dims));
+  FloatArray out = Output(out_object, {static_cast<py::ssize_t>(encode_dims)});
   float* data = out.mutable_data();
   CheckWithoutGil(
       [&] { return swe_model_encode_text(self.model, record.data, record.size, &params, data, encode_dims, nullptr); });
@@ -109,7 +122,7 @@ FloatArray EncodeOne(const Model& self, py::handle text, uint32_t dims) {
 }
 
 // encode() of a sequence of str, and how many words of each text the model knows: (vectors, uint32 counts).
-py::tuple EncodeWithInfo(const Model& self, py::handle texts, uint32_t dims, int threads) {
+py::tuple EncodeWithInfo(const Model& self, py::handle texts, uint32_t dims, uint32_t threads) {
   const swe_encode_params params = self.Params(dims);
   const uint32_t encode_dims = swe_model_get_encode_dims(self.model, &params);
   Texts list(texts, "encode_with_info");
@@ -164,6 +177,31 @@ py::list Tokenize(const Model& self, py::handle text) {
   return out;
 }
 
+// Every vocabulary word, in row order.
+py::list Words(const Model& self) {
+  const uint32_t n = swe_model_get_vocab_size(self.model);
+  py::list out(n);
+  for (uint32_t row = 0; row < n; ++row) {
+    const char* data = nullptr;
+    size_t size = 0;
+    Check(swe_model_get_word(self.model, row, &data, &size));
+    out[row] = py::str(data, size);
+  }
+  return out;
+}
+
+// (the table as float32 (vocab_size, dims), each row's weight float32 (vocab_size,)).
+py::tuple Rows(const Model& self) {
+  const uint32_t n = swe_model_get_vocab_size(self.model);
+  const uint32_t dims = swe_model_get_dims(self.model);
+  FloatArray table({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(dims)});
+  FloatArray weights(static_cast<py::ssize_t>(n));
+  float* table_data = table.mutable_data();
+  float* weight_data = weights.mutable_data();
+  CheckWithoutGil([&] { return swe_model_get_rows(self.model, 0, n, table_data, size_t{n} * dims, weight_data); });
+  return py::make_tuple(table, weights);
+}
+
 }  // namespace
 
 void DefineModel(py::module_& m) {
@@ -177,9 +215,13 @@ void DefineModel(py::module_& m) {
         const swe_encode_params params = self.Params(dims);
         return swe_model_get_encode_dims(self.model, &params);
       }, py::arg("dims"))
-      .def("encode", &Encode, py::arg("texts"), py::arg("dims"), py::arg("threads"), py::arg("out") = py::none())
-      .def("encode_one", &EncodeOne, py::arg("text"), py::arg("dims"))
-      .def("encode_with_info", &EncodeWithInfo, py::arg("texts"), py::arg("dims"), py::arg("threads") = 0)
+      .def("encode", &Encode, py::arg("texts"), py::arg("dims"), py::arg("normalize"), py::arg("max_tokens"),
+           py::arg("threads"), py::arg("out"))
+      .def("encode_one", &EncodeOne, py::arg("text"), py::arg("dims"), py::arg("normalize"), py::arg("max_tokens"),
+           py::arg("out"))
+      .def("encode_with_info", &EncodeWithInfo, py::arg("texts"), py::arg("dims"), py::arg("threads"))
+      .def("words", &Words)
+      .def("rows", &Rows)
       .def("similarity", &Similarity, py::arg("a"), py::arg("b"), py::arg("dims"))
       .def("tokenize", &Tokenize, py::arg("text"));
 }

@@ -2,13 +2,12 @@
 `swe index build` and the npm package's Index.save() write (each reads the others' files)."""
 import json
 import os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
 
-import numpy as np
+from . import _checks, _swe
 
-from . import _swe
-from .model import Model, _score
-from .vectors import _check_int
+if TYPE_CHECKING:  # swe.model imports this module, not the other way round
+    from .model import Model
 
 Id = Union[int, str]
 Hit = Dict[str, Any]
@@ -23,16 +22,14 @@ class Index:
     lock, swe.h).
     """
 
-    def __init__(self, model: Optional[Model] = None, *, dtype: str = "f32", dims: Optional[int] = None,
+    def __init__(self, model: Optional["Model"] = None, *, dtype: str = "f32", dims: Optional[int] = None,
                  _handle: Optional["_swe.Index"] = None):
         if _handle is None:
             if model is None and dims is None:
                 raise TypeError("Index: give the model (or dims, for an index of vectors only)")
             if model is not None:
                 dims = model.dims if dims is None else model._handle.encode_dims(model._dims(dims))
-            _check_int(dims, "dims")
-            if dims < 1:
-                raise ValueError(f"dims must be positive, got {dims}")
+            dims = _checks.check_int(dims, "dims", 1, 65536)
             if dtype not in ("f32", "int8"):
                 raise ValueError(f"dtype must be 'f32' or 'int8', got {dtype!r}")
             _handle = _swe.Index.create(dims, dtype)
@@ -45,7 +42,7 @@ class Index:
 
     @classmethod
     def load(cls, source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
-             model: Optional[Model] = None) -> "Index":
+             model: Optional["Model"] = None) -> "Index":
         """Reads an index from a file path or its bytes. With `model`, checks that the index was built
         with it (swe.Error otherwise); text queries need the model."""
         if isinstance(source, (bytes, bytearray, memoryview)):
@@ -65,8 +62,8 @@ class Index:
         self._handle.save_file(os.fsdecode(path))
         return None
 
-    def __reduce__(self):  # pickled as its file's bytes (Dask moves shards between workers)
-        return (_from_bytes, (self._handle.save_bytes(),))
+    def __reduce__(self):  # its file's bytes and its model (Dask moves shards between workers)
+        return (Index.load, (self._handle.save_bytes(), self.model))
 
     def __len__(self) -> int:
         return self._handle.size
@@ -95,7 +92,7 @@ class Index:
         None: none). Integer ids (>= 0) add the texts' vectors only. `vectors` (rows of dims floats)
         may be given instead of texts (with string ids, texts are still stored when given).
         """
-        single = isinstance(ids, (str, int, np.integer))
+        single = isinstance(ids, str) or _checks.is_int(ids)
         id_list = [ids] if single else list(ids)
         if isinstance(texts, str):
             texts = [texts]
@@ -115,12 +112,12 @@ class Index:
             self._handle.add_docs(id_list, texts if texts is not None else [""] * len(id_list), meta_json, vectors)
             return
         for i in id_list:
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            if not _checks.is_int(i):
                 raise TypeError(f"add: ids must be all str or all non-negative integers, got {type(i).__name__}")
-            if not 0 <= i < 2**64:
-                raise ValueError(f"add: ids must be in 0..2**64-1, got {i}")
+            _checks.check_int(i, "add: an id", 0, _checks.MAX_UINT64)
         if metadata is not None:
             raise ValueError("add: metadata is stored with documents (string ids) only")
+        np = _checks.numpy()
         self._handle.add(np.asarray(id_list, dtype=np.uint64), vectors)
 
     def search(self, query, k: int = 10, *, min_score: Optional[float] = None, candidates: int = 0):
@@ -130,9 +127,10 @@ class Index:
         hit lists). A query with no known word (the zero vector) has no hits. min_score drops hits
         below it; candidates = N (>= k) searches approximately (1-bit codes, N rescored exactly).
         """
-        _check_int(k, "k")
-        _check_int(candidates, "candidates")
-        floor = -np.inf if min_score is None else _score(min_score, "min_score")
+        np = _checks.numpy()
+        k = _checks.check_int(k, "k", 0, 2**62)
+        candidates = _checks.check_int(candidates, "candidates", 0, 2**62)
+        floor = -np.inf if min_score is None else _checks.score(min_score, "min_score")
         if isinstance(query, (list, tuple)) and not query:
             return []
         one = isinstance(query, str) or (not isinstance(query, (list, tuple)) and np.ndim(query) == 1)
@@ -147,7 +145,9 @@ class Index:
     def search_arrays(self, vectors, k: int = 10, *, min_score: Optional[float] = None, candidates: int = 0):
         """search() of a 2-D array of query vectors as arrays: (ids uint64 (n, k'), scores float32
         (n, k'), counts int64 (n,)), k' = min(k, len(self)); query q's hits are its first counts[q]."""
-        floor = -np.inf if min_score is None else _score(min_score, "min_score")
+        k = _checks.check_int(k, "k", 0, 2**62)
+        candidates = _checks.check_int(candidates, "candidates", 0, 2**62)
+        floor = float("-inf") if min_score is None else _checks.score(min_score, "min_score")
         return self._handle.search_batch(vectors, k, floor, candidates)
 
     def get(self, id: str) -> Dict[str, Any]:
@@ -173,14 +173,14 @@ class Index:
     def _entry(self, id: Id) -> Optional[int]:
         if isinstance(id, str):
             return self._handle.find_doc(id)
-        if isinstance(id, bool) or not isinstance(id, (int, np.integer)):
+        if not _checks.is_int(id):
             raise TypeError(f"id must be a str or an integer, got {type(id).__name__}")
-        return int(id) if 0 <= id < 2**64 else None
+        return int(id) if 0 <= id <= _checks.MAX_UINT64 else None
 
-    def _encode(self, texts: Iterable[str]) -> np.ndarray:
+    def _encode(self, texts: Iterable[str]):
         if self.model is None:
             raise TypeError("this index has no model: load it with Index.load(path, model) to use texts")
-        return self.model.encode(list(texts), dims=self.dims if self.dims != self.model.dims else None)
+        return self.model._model_vectors(_checks.texts(texts, "add"), self.dims if self.dims != self.model.dims else None)
 
     def _doc(self, entry: int) -> Optional[Dict[str, Any]]:
         doc = self._handle.get_doc(entry)
@@ -233,7 +233,3 @@ def _stored_metadata(text: str) -> Dict[str, Any]:
         except ValueError:
             problem = "not JSON"
     return {"metadata_error": "the stored metadata cannot be shown: " + problem}
-
-
-def _from_bytes(data: bytes) -> Index:
-    return Index.load(data)

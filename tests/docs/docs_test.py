@@ -202,7 +202,11 @@ def table_shape(message):
 
 
 def shipped_models():
-    return {p.stem: ModelFile(p) for p in sorted((ROOT / "models").glob("*.swe"))}
+    """The models the repository ships: files in models/ that git tracks (a model built there by a
+    script, such as the GloVe placeholder the suite makes, is ignored and not shipped)."""
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--", "models/*.swe"],
+                             capture_output=True, check=True).stdout.decode().split("\0")
+    return {p.stem: ModelFile(p) for p in sorted(ROOT / t for t in tracked if t)}
 
 
 def model_mentions(text, names, bare):

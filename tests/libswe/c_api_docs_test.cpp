@@ -276,10 +276,67 @@ TEST_F(CApiDocsTest, AddDocsRejectsBadDocuments) {
   EXPECT_EQ(swe_index_find_doc(index.get(), "z", 1, nullptr), SWE_ERR_INVALID_ARGUMENT);
   uint64_t entry;
   EXPECT_EQ(swe_index_find_doc(index.get(), "z", 1, &entry), SWE_ERR_NOT_FOUND);
-  // The first of a duplicate pair went in; the failed ones did not.
-  EXPECT_EQ(swe_index_get_doc_count(index.get()), 6u);
+  // A failed call adds nothing: not even the first of a duplicate pair.
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), 5u);
+  EXPECT_EQ(swe_index_find_doc(index.get(), "y", 1, &entry), SWE_ERR_NOT_FOUND);
   EXPECT_EQ(swe_index_find_doc(index.get(), "x", 1, &entry), SWE_ERR_NOT_FOUND);
   EXPECT_EQ(swe_index_add_docs(index.get(), nullptr, v.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiDocsTest, AddDocsIsAllOrNothing) {
+  IndexPtr index = MakeDocIndex();
+  const std::vector<float> before = Encode(kTexts[0]);
+  const std::vector<std::string> hits = Hits(index.get(), kTexts[0], 5, -INFINITY);
+  std::vector<float> three;
+  for (size_t i = 0; i < 3; ++i) three.insert(three.end(), before.begin(), before.end());
+  // A replaced document, a new one, then a bad one (each kind of failure): the first two stay out too.
+  const std::vector<std::vector<swe_doc>> bad = {
+      {Doc("d0", "replaced"), Doc("new", "a"), Doc("x", "t", "{not json")},
+      {Doc("d0", "replaced"), Doc("new", "a"), Doc("new", "b")},
+      {Doc("d0", "replaced"), Doc("new", "a"), Doc("", "empty id")},
+  };
+  for (const std::vector<swe_doc>& docs : bad) {
+    EXPECT_EQ(swe_index_add_docs(index.get(), docs.data(), three.data(), docs.size()), SWE_ERR_INVALID_ARGUMENT);
+  }
+  std::vector<float> nan(three);
+  nan.back() = NAN;
+  const std::vector<swe_doc> docs = {Doc("d0", "replaced"), Doc("new", "a"), Doc("z", "t")};
+  EXPECT_EQ(swe_index_add_docs(index.get(), docs.data(), nan.data(), docs.size()), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_get_size(index.get()), 5u);
+  EXPECT_EQ(swe_index_get_doc_count(index.get()), 5u);
+  uint64_t entry = 0;
+  EXPECT_EQ(swe_index_find_doc(index.get(), "new", 3, &entry), SWE_ERR_NOT_FOUND);
+  ASSERT_EQ(swe_index_find_doc(index.get(), "d0", 2, &entry), SWE_OK);
+  swe_doc doc;
+  ASSERT_EQ(swe_index_get_doc(index.get(), entry, &doc), SWE_OK);
+  EXPECT_EQ(Str(doc.text), kTexts[0]);
+  EXPECT_EQ(Hits(index.get(), kTexts[0], 5, -INFINITY), hits);
+}
+
+// Integer ids and documents share the entry ids: a vector added under a document's entry would carry
+// that document's id, text and metadata (and be saved so), so it is refused, and nothing of its batch
+// is added.
+TEST_F(CApiDocsTest, AVectorAddedUnderADocumentsEntryIsRefused) {
+  IndexPtr index = MakeDocIndex();
+  uint64_t entry = 0;
+  ASSERT_EQ(swe_index_find_doc(index.get(), "d0", 2, &entry), SWE_OK);
+  const std::vector<float> other = Encode(kTexts[4]);
+  EXPECT_EQ(swe_index_add(index.get(), &entry, other.data(), 1), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("'d0'"), std::string::npos) << swe_last_error();
+  const uint64_t ids[2] = {1000, entry};
+  std::vector<float> two(other);
+  two.insert(two.end(), other.begin(), other.end());
+  EXPECT_EQ(swe_index_add(index.get(), ids, two.data(), 2), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(swe_index_contains(index.get(), 1000), 0);
+  EXPECT_EQ(swe_index_get_size(index.get()), 5u);
+  // The document still answers for its own text, not for the refused vector's.
+  EXPECT_EQ(Hits(index.get(), kTexts[0], 1, -INFINITY), std::vector<std::string>{"d0"});
+  EXPECT_EQ(Hits(index.get(), kTexts[4], 1, -INFINITY), std::vector<std::string>{"d4"});
+  // Removed first, the entry takes a vector alone.
+  ASSERT_EQ(swe_index_remove(index.get(), entry), SWE_OK);
+  ASSERT_EQ(swe_index_add(index.get(), &entry, other.data(), 1), SWE_OK) << swe_last_error();
+  swe_doc doc;
+  EXPECT_EQ(swe_index_get_doc(index.get(), entry, &doc), SWE_ERR_NOT_FOUND);
 }
 
 // Header flags: offset 36, little-endian.

@@ -275,6 +275,142 @@ TEST_F(CApiTest, KeptEncoderFollowsModelsAndDims) {
   }
 }
 
+// swe_encode_params.normalize: the model's own scaling (unit for this model), unit length, or the plain
+// mean of the word vectors (what a model saved with normalize = false gives), switching from call to
+// call with the thread's kept encoder and with an swe_encoder.
+TEST_F(CApiTest, NormalizeChoosesUnitOrMeanVectors) {
+  swe::ModelContents mean_contents = Contents();
+  mean_contents.normalize = false;
+  std::vector<uint8_t> mean_bytes = swe::testing::ModelBytes(mean_contents);
+  swe_model* raw = nullptr;
+  ASSERT_EQ(swe_model_load_from_bytes(mean_bytes.data(), mean_bytes.size(), nullptr, &raw), SWE_OK);
+  ModelPtr mean_model(raw);
+  swe_encoder* encoder = nullptr;
+  ASSERT_EQ(swe_encoder_new(model_.get(), &encoder), SWE_OK);
+  auto encode = [&](const swe_model* model, swe_encoder* owned, int32_t normalize, uint32_t dims) {
+    swe_encode_params params = swe_encode_default_params();
+    params.normalize = normalize;
+    params.dims = dims;
+    std::vector<float> v(swe_model_get_encode_dims(model, &params));
+    const std::string& text = kTexts[4];
+    const swe_status s = owned ? swe_encoder_encode_text(owned, text.data(), text.size(), &params, v.data(), v.size(), nullptr)
+                               : swe_model_encode_text(model, text.data(), text.size(), &params, v.data(), v.size(), nullptr);
+    EXPECT_EQ(s, SWE_OK) << swe_last_error();
+    return v;
+  };
+  auto norm = [](const std::vector<float>& v) {
+    double sum = 0;
+    for (float x : v) sum += double(x) * x;
+    return std::sqrt(sum);
+  };
+  for (swe_encoder* owned : {static_cast<swe_encoder*>(nullptr), encoder}) {
+    for (uint32_t dims : {0u, 8u}) {
+      const std::vector<float> unit = encode(model_.get(), owned, SWE_NORMALIZE_MODEL, dims);
+      const std::vector<float> mean = encode(model_.get(), owned, SWE_NORMALIZE_NONE, dims);
+      EXPECT_TRUE(BitEqual(encode(model_.get(), owned, SWE_NORMALIZE_UNIT, dims), unit));
+      EXPECT_NEAR(norm(unit), 1.0, 1e-6);
+      EXPECT_GT(std::fabs(norm(mean) - 1.0), 1e-3);  // a mean of random rows is not of unit length
+      // The plain mean is what a model saved without normalisation gives, and it points the same way.
+      if (!owned) EXPECT_TRUE(BitEqual(mean, encode(mean_model.get(), nullptr, SWE_NORMALIZE_MODEL, dims)));
+      for (size_t i = 0; i < mean.size(); ++i) EXPECT_NEAR(mean[i] / norm(mean), unit[i], 1e-6);
+      EXPECT_TRUE(BitEqual(encode(mean_model.get(), nullptr, SWE_NORMALIZE_UNIT, dims), unit));
+    }
+  }
+  swe_encoder_free(encoder);
+  // The mean, by hand: the words of "the cat sat" are all known.
+  swe_encode_params params = swe_encode_default_params();
+  params.normalize = SWE_NORMALIZE_NONE;
+  std::vector<float> v(kDims), rows(3 * kDims);
+  ASSERT_EQ(swe_model_encode_text(model_.get(), "the cat sat", 11, &params, v.data(), v.size(), nullptr), SWE_OK);
+  for (uint32_t r = 0; r < 3; ++r) {
+    const int64_t row = core_->find(kWords[r]);  // the, cat, sat
+    ASSERT_GE(row, 0);
+    core_->CopyRow(static_cast<uint32_t>(row), rows.data() + r * kDims);
+  }
+  for (uint32_t j = 0; j < kDims; ++j) {
+    EXPECT_NEAR(v[j], (rows[j] + rows[kDims + j] + rows[2 * kDims + j]) / 3, 1e-6);
+  }
+  params.normalize = 3;
+  EXPECT_EQ(swe_model_encode_text(model_.get(), "a", 1, &params, v.data(), v.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(swe_last_error()).find("normalize"), std::string::npos);
+  const swe_text one = {"a", 1};
+  EXPECT_EQ(swe_model_encode_batch(model_.get(), &one, 1, &params, v.data(), v.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+}
+
+// swe_encode_params.max_tokens: only a text's first words count; 0 keeps the model's own limit,
+// UINT32_MAX lifts it. The kept encoder follows the limit from call to call.
+TEST_F(CApiTest, MaxTokensCountsOnlyTheFirstWords) {
+  swe::ModelContents limited = Contents();
+  limited.tokenizer.max_tokens = 3;
+  std::vector<uint8_t> limited_bytes = swe::testing::ModelBytes(limited);
+  swe_model* raw = nullptr;
+  ASSERT_EQ(swe_model_load_from_bytes(limited_bytes.data(), limited_bytes.size(), nullptr, &raw), SWE_OK);
+  ModelPtr limited_model(raw);
+  auto encode = [](const swe_model* model, const std::string& text, uint32_t max_tokens) {
+    swe_encode_params params = swe_encode_default_params();
+    params.max_tokens = max_tokens;
+    std::vector<float> v(kDims);
+    EXPECT_EQ(swe_model_encode_text(model, text.data(), text.size(), &params, v.data(), v.size(), nullptr), SWE_OK);
+    return v;
+  };
+  const std::string text = "the cat sat on the mat in new york";
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_TRUE(BitEqual(encode(model_.get(), text, 2), encode(model_.get(), "the cat", 0)));
+    EXPECT_TRUE(BitEqual(encode(model_.get(), text, 0), encode(model_.get(), text, UINT32_MAX)));
+    EXPECT_FALSE(BitEqual(encode(model_.get(), text, 0), encode(model_.get(), text, 2)));
+    EXPECT_TRUE(BitEqual(encode(limited_model.get(), text, 0), encode(model_.get(), "the cat sat", 0)));
+    EXPECT_TRUE(BitEqual(encode(limited_model.get(), text, UINT32_MAX), encode(model_.get(), text, 0)));
+    EXPECT_TRUE(BitEqual(encode(limited_model.get(), text, 5), encode(model_.get(), text, 5)));
+  }
+  // A batch counts each text's words on its own.
+  swe_encode_params params = swe_encode_default_params();
+  params.max_tokens = 2;
+  const swe_text batch[2] = {{text.data(), text.size()}, {"dog ran in the park", 19}};
+  std::vector<float> both(2 * kDims);
+  ASSERT_EQ(swe_model_encode_batch(model_.get(), batch, 2, &params, both.data(), both.size(), nullptr), SWE_OK);
+  EXPECT_TRUE(BitEqual(std::vector<float>(both.begin(), both.begin() + kDims), encode(model_.get(), "the cat", 0)));
+  EXPECT_TRUE(BitEqual(std::vector<float>(both.begin() + kDims, both.end()), encode(model_.get(), "dog ran", 0)));
+}
+
+// swe_model_get_rows: the table as floats (int8 rows times their scales), and each row's weight.
+TEST_F(CApiTest, GetRowsGivesTheWordVectors) {
+  for (swe::DType dtype : {swe::DType::kF32, swe::DType::kF16, swe::DType::kInt8}) {
+    swe::ModelContents contents = Contents();
+    contents.weights.assign(kWords.size(), 0.5f);
+    contents.weights[1] = 2.0f;
+    std::vector<uint8_t> bytes = swe::testing::ModelBytes(contents, dtype);
+    swe_model* raw = nullptr;
+    ASSERT_EQ(swe_model_load_from_bytes(bytes.data(), bytes.size(), nullptr, &raw), SWE_OK);
+    ModelPtr model(raw);
+    std::unique_ptr<swe::Model> core;
+    ASSERT_TRUE(swe::ReadModel(bytes.data(), bytes.size(), &core).ok());
+    const uint32_t n = static_cast<uint32_t>(kWords.size());
+    std::vector<float> table(n * kDims), weights(n);
+    ASSERT_EQ(swe_model_get_rows(model.get(), 0, n, table.data(), table.size(), weights.data()), SWE_OK);
+    for (uint32_t r = 0; r < n; ++r) {
+      std::vector<float> row(kDims);
+      core->CopyRow(r, row.data());
+      EXPECT_TRUE(BitEqual(row, std::vector<float>(table.begin() + r * kDims, table.begin() + (r + 1) * kDims)));
+      for (uint32_t j = 0; j < kDims; ++j) {  // within a quantisation step of what was written
+        EXPECT_NEAR(table[r * kDims + j], contents.vectors[r * kDims + j], dtype == swe::DType::kF32 ? 0 : 0.02);
+      }
+      EXPECT_EQ(weights[r], core->word(r) == kWords[1] ? 2.0f : 0.5f);
+    }
+    std::vector<float> part(2 * kDims);
+    ASSERT_EQ(swe_model_get_rows(model.get(), n - 2, 2, part.data(), part.size(), nullptr), SWE_OK);
+    EXPECT_TRUE(BitEqual(part, std::vector<float>(table.end() - 2 * kDims, table.end())));
+    EXPECT_EQ(swe_model_get_rows(model.get(), n - 1, 2, part.data(), part.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(swe_model_get_rows(model.get(), 0, 3, part.data(), part.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(swe_model_get_rows(model.get(), UINT32_MAX, 2, part.data(), part.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(swe_model_get_rows(model.get(), n, 0, nullptr, 0, nullptr), SWE_OK);
+    EXPECT_EQ(swe_model_get_rows(nullptr, 0, 1, part.data(), part.size(), nullptr), SWE_ERR_INVALID_ARGUMENT);
+  }
+  std::vector<float> weights(kWords.size());
+  std::vector<float> table(kWords.size() * kDims);
+  ASSERT_EQ(swe_model_get_rows(model_.get(), 0, kWords.size(), table.data(), table.size(), weights.data()), SWE_OK);
+  EXPECT_EQ(weights, std::vector<float>(kWords.size(), 1.0f));  // no weights: 1
+}
+
 TEST_F(CApiTest, EncodeReadsOnlyTheGivenBytes) {
   std::string buffer = "cat sat dog ran";
   std::vector<float> v(kDims);

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "swe/model_file.h"
 #include "test_paths.h"
 #include "test_util.h"

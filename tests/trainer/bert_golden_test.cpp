@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "teacher.h"
+#include "teachers/teacher.h"
 #include "test_util.h"
 #include "wordpiece.h"
 #include "test_paths.h"

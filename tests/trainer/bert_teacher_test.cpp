@@ -1,4 +1,4 @@
-#include "bert_teacher.h"
+#include "teachers/bert_teacher.h"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 // the extended model's tokenizer segmenting as the learner did (training rows = inference rows).
 #include <gtest/gtest.h>
 
-#include "cjk_lexicon.h"
-#include "refine_data.h"
+#include "refine/cjk_lexicon.h"
+#include "refine/refine_data.h"
 #include "swe/model_file.h"
 #include "test_util.h"
-#include "vocab_extend.h"
+#include "refine/vocab_extend.h"
 
 namespace swe::trainer {
 namespace {

@@ -1,6 +1,6 @@
 // Compression (compress.h): the MCR² loss against hand-computed values, k-means, a fitted
 // projection that separates clusters PCA mixes, folded into a table, and abtt in place.
-#include "compress.h"
+#include "refine/compress.h"
 
 #include <gtest/gtest.h>
 

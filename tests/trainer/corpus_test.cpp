@@ -1,4 +1,4 @@
-#include "corpus.h"
+#include "data/corpus.h"
 
 #include <gtest/gtest.h>
 

@@ -10,15 +10,15 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "extract.h"
-#include "pipeline.h"
+#include "teachers/extract.h"
+#include "pipeline/pipeline.h"
 #include "swe/util/progress.h"
-#include "recipe.h"
-#include "refine.h"
+#include "recipe/recipe.h"
+#include "refine/refine.h"
 #include "swe/model_file.h"
-#include "teacher.h"
+#include "teachers/teacher.h"
 #include "test_util.h"
-#include "use_lite_teacher.h"
+#include "teachers/use_lite_teacher.h"
 #include "use_lite_test_util.h"
 #include "test_paths.h"
 

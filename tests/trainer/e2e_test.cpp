@@ -16,9 +16,9 @@
 #include <set>
 #include <thread>
 
-#include "pipeline.h"
+#include "pipeline/pipeline.h"
 #include "swe/util/progress.h"
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "swe/encoder.h"
 #include "swe/model_file.h"
 #include "swe/tokenizer.h"

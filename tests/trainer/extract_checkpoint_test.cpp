@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "extract.h"
+#include "teachers/extract.h"
 #include "swe/util/progress.h"
 #include "test_util.h"
 

@@ -8,14 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "objectives.h"
-#include "pipeline.h"
-#include "recipe.h"
-#include "refine_data.h"
+#include "refine/objectives.h"
+#include "pipeline/pipeline.h"
+#include "recipe/recipe.h"
+#include "refine/refine_data.h"
 #include "swe/model_file.h"
 #include "swe/util/progress.h"
 #include "test_util.h"
-#include "vocab_extend.h"
+#include "refine/vocab_extend.h"
 
 namespace swe::trainer {
 namespace {

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "matrix_io.h"
-#include "pipeline.h"
+#include "data/matrix_io.h"
+#include "pipeline/pipeline.h"
 #include "swe/util/progress.h"
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "swe/model_file.h"
 #include "test_util.h"
 

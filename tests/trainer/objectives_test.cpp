@@ -1,6 +1,6 @@
 // The refinement objectives (objectives.h): loss values against hand-computed ones, and small
 // synthetic problems each objective solves, alone and combined with KD in one run.
-#include "objectives.h"
+#include "refine/objectives.h"
 
 #include <gtest/gtest.h>
 

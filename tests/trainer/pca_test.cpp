@@ -1,4 +1,4 @@
-#include "pca.h"
+#include "refine/pca.h"
 
 #include <gtest/gtest.h>
 

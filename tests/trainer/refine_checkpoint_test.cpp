@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <random>
 
-#include "objectives.h"
+#include "refine/objectives.h"
 #include "swe/util/progress.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-#include "refine.h"
+#include "refine/refine.h"
 
 #include <gtest/gtest.h>
 

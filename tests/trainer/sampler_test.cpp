@@ -1,4 +1,4 @@
-#include "sampler.h"
+#include "data/sampler.h"
 
 #include <gtest/gtest.h>
 

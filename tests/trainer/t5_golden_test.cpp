@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "swe/formats/safetensors.h"
-#include "t5_teacher.h"
-#include "teacher.h"
+#include "teachers/t5_teacher.h"
+#include "teachers/teacher.h"
 #include "test_util.h"
 #include "unigram_tokenizer.h"
 #include "test_paths.h"

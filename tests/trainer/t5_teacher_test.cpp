@@ -3,7 +3,7 @@
 // position buckets and RMS norm against hand-computed values, the Sentence-Transformers modules
 // (Dense, Normalize) and word alignment through the Teacher interface, padding, and bad model
 // directories. Parity with Hugging Face itself: t5_golden_test.cpp.
-#include "t5_teacher.h"
+#include "teachers/t5_teacher.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <random>
 #include <set>
 
-#include "pipeline.h"
-#include "recipe.h"
+#include "pipeline/pipeline.h"
+#include "recipe/recipe.h"
 #include "swe/model_file.h"
 #include "swe/util/progress.h"
 

@@ -11,28 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "refine.h"
+#include "refine/refine.h"
 #include "swe/model.h"
 #include "swe/status.h"
+#include "test_files.h"
 
 namespace swe::trainer::testing {
 
-// A fresh directory under $TMPDIR, removed (recursively) by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-void WriteFile(const std::string& path, const std::string& bytes);
-std::string ReadFile(const std::string& path);
+// Shared with the other libraries' suites (tests/test_files.h).
+using swe::test::ReadFile;
+using swe::test::SafetensorsBytes;
+using swe::test::TempDir;
+using swe::test::TensorSpec;
+using swe::test::WriteFile;
 
 // The golden vectors that trainer/tools/*_golden.py write: float32s, little-endian, one array after
 // another. Take(n) hands out the next n (a test failure, and zeros, past the end).
@@ -54,14 +45,6 @@ Status ReadModelFile(const std::string& path, std::unique_ptr<Model>* out);
 ModelContents WriteTinyModel(const std::string& path, uint32_t dims, uint32_t seed, DType dtype = DType::kF32);
 // zstd-compresses `text` into one frame (two frames when `frames` = 2, split in the middle).
 std::string Zstd(const std::string& text, int frames = 1);
-
-struct TensorSpec {
-  std::string dtype = "F32";  // F32 | F16 | BF16
-  std::vector<int64_t> shape;
-  std::vector<float> values;
-};
-// A complete safetensors file (tensors in name order).
-std::string SafetensorsBytes(const std::map<std::string, TensorSpec>& tensors);
 
 struct TinyBertOptions {
   int hidden = 16, layers = 2, heads = 2, intermediate = 32, positions = 64;

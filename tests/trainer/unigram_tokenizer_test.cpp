@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "precompiled_charsmap.h"
 #include "t5_test_util.h"
 #include "test_util.h"

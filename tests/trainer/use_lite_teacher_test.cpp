@@ -1,4 +1,4 @@
-#include "use_lite_teacher.h"
+#include "teachers/use_lite_teacher.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "extract.h"
+#include "teachers/extract.h"
 #include "swe/model_file.h"
 #include "test_util.h"
 #include "use_lite_test_util.h"

@@ -1,8 +1,8 @@
-#include "vocab.h"
+#include "data/vocab.h"
 
 #include <gtest/gtest.h>
 
-#include "sampler.h"
+#include "data/sampler.h"
 #include "test_util.h"
 
 namespace swe::trainer {

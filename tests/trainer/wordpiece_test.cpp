@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bert_unicode.h"
-#include "matrix_io.h"
+#include "data/matrix_io.h"
 #include "swe/subword.h"
 #include "test_util.h"
 #include "test_paths.h"

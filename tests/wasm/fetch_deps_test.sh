@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# wasm/fetch-deps.sh's choice of source version (pick_source_version) on sample `apt-cache showsrc`
+# scripts/fetch-deps.sh's choice of source version (pick_source_version) on sample `apt-cache showsrc`
 # output: the installed version when listed, else the newest of the same upstream release, else none.
 set -uo pipefail
-source "$(dirname "$0")/../../wasm/fetch-deps.sh"
+source "$(dirname "$0")/../../scripts/fetch-deps.sh"
 failed=0
 check() {  # check NAME INSTALLED EXPECTED(empty: no choice) VERSION...
   local name=$1 installed=$2 expected=$3 got rc

@@ -15,13 +15,13 @@
 #include <thread>
 #include <vector>
 
-#include "adapt.h"
-#include "interrupt.h"
-#include "pipeline.h"
-#include "recipe.h"
+#include "pipeline/adapt.h"
+#include "pipeline/interrupt.h"
+#include "pipeline/pipeline.h"
+#include "recipe/recipe.h"
 #include "swe/util/args.h"
 #include "swe/util/progress.h"
-#include "teacher_eval.h"
+#include "teachers/teacher_eval.h"
 
 #ifndef SWE_TRAINER_VERSION
 #define SWE_TRAINER_VERSION "dev"
@@ -103,6 +103,51 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// `swe-trainer eval --teacher KIND DIR [...]`: the teacher's scores, as markdown on stdout.
+int RunEval(const swe::util::ParsedArgs& parsed, const swe::trainer::RunOptions& options,
+            const std::string& teacher_kind, const std::string& teacher_path) {
+  using swe::util::ParseCount;
+  if (teacher_kind.empty()) return Fail("eval needs --teacher KIND DIR");
+  swe::trainer::TeacherEvalOptions eval_options;
+  const char* env_data = std::getenv("SWE_DATA");
+  if (env_data != nullptr && *env_data) eval_options.suite.data_dir = env_data;
+  eval_options.suite.data_dir = parsed.get("data", eval_options.suite.data_dir);
+  eval_options.suite.classify.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  eval_options.tasks = parsed.get("tasks", eval_options.tasks);
+  eval_options.json_path = parsed.get("json");
+  eval_options.markdown_path = parsed.get("markdown");
+  if (parsed.has("limit")) eval_options.suite.limit = ParseCount(parsed.get("limit"), "--limit", 1, 100'000'000);
+  if (parsed.has("batch")) eval_options.batch_size = static_cast<uint32_t>(ParseCount(parsed.get("batch"), "--batch", 1, 100'000));
+  eval_options.teacher.kind = teacher_kind;
+  eval_options.teacher.path = teacher_path;
+  eval_options.teacher.device = options.device.empty() ? "auto" : options.device;
+  swe::trainer::ConfigureTorch(options.threads >= 0 ? options.threads : 2, 1);
+  std::string markdown;
+  swe::Status s = swe::trainer::EvaluateTeacher(eval_options, &markdown);
+  if (!s.ok()) return Fail(s.ToString());
+  std::fputs(markdown.c_str(), stdout);
+  return 0;
+}
+
+// `swe-trainer adapt`'s options (the teacher: USE-lite where the fetch script puts it, unless --teacher).
+swe::trainer::AdaptOptions AdaptOptionsFrom(const swe::util::ParsedArgs& parsed, const std::string& teacher_kind,
+                                            const std::string& teacher_path) {
+  using swe::util::ParseCount;
+  swe::trainer::AdaptOptions adapt;
+  adapt.model = parsed.get("model");
+  adapt.corpus = parsed.get("corpus");
+  adapt.pairs = parsed.get("pairs");
+  adapt.output = parsed.get("output");
+  adapt.work_dir = parsed.get("work");
+  if (parsed.has("words")) adapt.words = static_cast<uint32_t>(ParseCount(parsed.get("words"), "--words", 1, 10'000'000));
+  if (parsed.has("min-count")) adapt.min_count = ParseCount(parsed.get("min-count"), "--min-count", 1, 1'000'000'000);
+  if (parsed.has("sentences")) adapt.sentences = ParseCount(parsed.get("sentences"), "--sentences", 0, 1'000'000'000);
+  if (parsed.has("max-epochs")) adapt.max_epochs = static_cast<uint32_t>(ParseCount(parsed.get("max-epochs"), "--max-epochs", 1, 100'000));
+  adapt.teacher_kind = teacher_kind.empty() ? "use-lite" : teacher_kind;
+  adapt.teacher_path = teacher_path.empty() ? DefaultUseLiteDir() : teacher_path;
+  return adapt;
+}
+
 int Run(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   using namespace swe::trainer;
@@ -141,43 +186,10 @@ int Run(int argc, char** argv) {
     teacher_kind = parsed.values.at("teacher")[0];
     teacher_path = parsed.values.at("teacher")[1];
   }
-  if (command == "eval") {
-    if (teacher_kind.empty()) return Fail("eval needs --teacher KIND DIR");
-    TeacherEvalOptions eval_options;
-    const char* env_data = std::getenv("SWE_DATA");
-    if (env_data != nullptr && *env_data) eval_options.suite.data_dir = env_data;
-    eval_options.suite.data_dir = parsed.get("data", eval_options.suite.data_dir);
-    eval_options.suite.classify.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    eval_options.tasks = parsed.get("tasks", eval_options.tasks);
-    eval_options.json_path = parsed.get("json");
-    eval_options.markdown_path = parsed.get("markdown");
-    if (parsed.has("limit")) eval_options.suite.limit = ParseCount(parsed.get("limit"), "--limit", 1, 100'000'000);
-    if (parsed.has("batch")) eval_options.batch_size = static_cast<uint32_t>(ParseCount(parsed.get("batch"), "--batch", 1, 100'000));
-    eval_options.teacher.kind = teacher_kind;
-    eval_options.teacher.path = teacher_path;
-    eval_options.teacher.device = options.device.empty() ? "auto" : options.device;
-    ConfigureTorch(options.threads >= 0 ? options.threads : 2, 1);
-    std::string markdown;
-    swe::Status s = EvaluateTeacher(eval_options, &markdown);
-    if (!s.ok()) return Fail(s.ToString());
-    std::fputs(markdown.c_str(), stdout);
-    return 0;
-  }
+  if (command == "eval") return RunEval(parsed, options, teacher_kind, teacher_path);
   std::string adapt_recipe;
   if (command == "adapt") {
-    AdaptOptions adapt;
-    adapt.model = parsed.get("model");
-    adapt.corpus = parsed.get("corpus");
-    adapt.pairs = parsed.get("pairs");
-    adapt.output = parsed.get("output");
-    adapt.work_dir = parsed.get("work");
-    if (parsed.has("words")) adapt.words = static_cast<uint32_t>(ParseCount(parsed.get("words"), "--words", 1, 10'000'000));
-    if (parsed.has("min-count")) adapt.min_count = ParseCount(parsed.get("min-count"), "--min-count", 1, 1'000'000'000);
-    if (parsed.has("sentences")) adapt.sentences = ParseCount(parsed.get("sentences"), "--sentences", 0, 1'000'000'000);
-    if (parsed.has("max-epochs")) adapt.max_epochs = static_cast<uint32_t>(ParseCount(parsed.get("max-epochs"), "--max-epochs", 1, 100'000));
-    adapt.teacher_kind = teacher_kind.empty() ? "use-lite" : teacher_kind;
-    adapt.teacher_path = teacher_path.empty() ? DefaultUseLiteDir() : teacher_path;
-    swe::Status st = AdaptRecipe(adapt, &adapt_recipe);
+    swe::Status st = AdaptRecipe(AdaptOptionsFrom(parsed, teacher_kind, teacher_path), &adapt_recipe);
     if (!st.ok()) return Fail(st.ToString());
     if (parsed.has("print-recipe")) {
       std::fputs(adapt_recipe.c_str(), stdout);

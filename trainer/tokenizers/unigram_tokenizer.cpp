@@ -77,29 +77,15 @@ Status ParsePostProcessor(const json& post, const UnigramTokenizer& tok, std::ve
 
 }  // namespace
 
-int32_t UnigramTokenizer::Find(std::string_view piece) const {
-  auto it = ids_.find(std::string(piece));
-  return it == ids_.end() ? -1 : it->second;
-}
-
 Status UnigramTokenizer::Load(const std::string& path, UnigramTokenizer* out) {
-  std::string text;
-  SWE_RETURN_IF_ERROR(ReadTokenizerFile(path, &text));
-  Status s = FromJson(text, out);
-  return s.ok() ? s : Status(s.code(), path + ": " + s.message());
+  return LoadTokenizerFile(path, [out](std::string_view text) { return FromJson(text, out); });
 }
 
 Status UnigramTokenizer::FromJson(std::string_view text, UnigramTokenizer* out) {
-  try {
-    return FromJsonUnchecked(text, out);
-  } catch (const json::exception& e) {
-    return Corrupt(std::string("tokenizer.json: ") + e.what());
-  }
+  return ReadTokenizerJson(text, [out](const json& j) { return FromJsonObject(j, out); });
 }
 
-Status UnigramTokenizer::FromJsonUnchecked(std::string_view text, UnigramTokenizer* out) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Corrupt("tokenizer.json is not a JSON object");
+Status UnigramTokenizer::FromJsonObject(const json& j, UnigramTokenizer* out) {
   UnigramTokenizer t;
   const json& model = j.value("model", json());
   std::string type = model.is_object() ? model.value("type", "") : "";

@@ -48,7 +48,7 @@ class UnigramTokenizer {
   int32_t pad_id() const { return pad_; }
   // The largest id Encode can produce.
   int32_t max_id() const { return max_id_; }
-  int32_t Find(std::string_view piece) const;
+  int32_t Find(std::string_view piece) const { return FindPiece(ids_, piece); }
   // The vocabulary as core's SubwordVocab (unigram, U+2581 word prefix), for out-of-vocabulary
   // fallback: the model's pieces without the added and special tokens.
   SubwordVocab ToSubwordVocab() const;
@@ -67,7 +67,7 @@ class UnigramTokenizer {
     HfText text;
     int32_t id;
   };
-  static Status FromJsonUnchecked(std::string_view json, UnigramTokenizer* out);  // may throw
+  static Status FromJsonObject(const nlohmann::json& j, UnigramTokenizer* out);  // may throw
   static void SplitAdded(const AddedSet& added, const HfText& text, std::vector<Piece>* out);
   // Unigram over one pre-tokenised piece; appends tokens with original byte ranges.
   void Model(const HfText& piece, std::vector<TeacherToken>* out) const;

@@ -76,10 +76,7 @@ Status UseLiteTokenizer::FromJson(std::string_view text, UseLiteTokenizer* out) 
 }
 
 Status UseLiteTokenizer::Load(const std::string& path, UseLiteTokenizer* out) {
-  std::string text;
-  SWE_RETURN_IF_ERROR(ReadTokenizerFile(path, &text));
-  Status s = FromJson(text, out);
-  return s.ok() ? s : Status(s.code(), path + ": " + s.message());
+  return LoadTokenizerFile(path, [out](std::string_view text) { return FromJson(text, out); });
 }
 
 int32_t UseLiteTokenizer::Child(int32_t node, char32_t c) const {

@@ -44,29 +44,15 @@ int32_t SpecialId(const json& post, const std::string& role, const BertTokenizer
 
 }  // namespace
 
-int32_t BertTokenizer::Find(std::string_view piece) const {
-  auto it = ids_.find(std::string(piece));
-  return it == ids_.end() ? -1 : it->second;
-}
-
 Status BertTokenizer::Load(const std::string& path, BertTokenizer* out) {
-  std::string text;
-  SWE_RETURN_IF_ERROR(ReadTokenizerFile(path, &text));
-  Status s = FromJson(text, out);
-  return s.ok() ? s : Status(s.code(), path + ": " + s.message());
+  return LoadTokenizerFile(path, [out](std::string_view text) { return FromJson(text, out); });
 }
 
 Status BertTokenizer::FromJson(std::string_view text, BertTokenizer* out) {
-  try {
-    return FromJsonUnchecked(text, out);
-  } catch (const json::exception& e) {
-    return Corrupt(std::string("tokenizer.json: ") + e.what());
-  }
+  return ReadTokenizerJson(text, [out](const json& j) { return FromJsonObject(j, out); });
 }
 
-Status BertTokenizer::FromJsonUnchecked(std::string_view text, BertTokenizer* out) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Corrupt("tokenizer.json is not a JSON object");
+Status BertTokenizer::FromJsonObject(const json& j, BertTokenizer* out) {
   BertTokenizer t;
   const json& model = j.contains("model") ? j["model"] : json();
   if (!model.is_object() || model.value("type", "") != "WordPiece") {

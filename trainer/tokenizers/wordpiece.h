@@ -50,7 +50,7 @@ class BertTokenizer {
   // The largest id Tokenize can produce (added tokens may lie past the WordPiece vocabulary).
   int32_t max_id() const { return max_id_; }
   int32_t unk_id() const { return unk_; }
-  int32_t Find(std::string_view piece) const;
+  int32_t Find(std::string_view piece) const { return FindPiece(ids_, piece); }
   // The teacher's vocabulary as core's SubwordVocab (WordPiece), for out-of-vocabulary fallback.
   SubwordVocab ToSubwordVocab() const;
 
@@ -66,7 +66,7 @@ class BertTokenizer {
   };
   // Added tokens of one kind, by their first character.
   using AddedSet = std::unordered_map<char32_t, std::vector<Added>>;
-  static Status FromJsonUnchecked(std::string_view json, BertTokenizer* out);  // may throw
+  static Status FromJsonObject(const nlohmann::json& j, BertTokenizer* out);  // may throw
   void NormalizeChars(std::string_view text, uint32_t base, std::vector<NormChar>* out) const;
   void WordPiece(const NormChar* chars, size_t n, std::vector<TeacherToken>* out) const;
   // Pre-tokenizer and WordPiece over chars[0, n).

@@ -2,17 +2,24 @@
 // the page (index.html, style.css, main.mjs, worker.mjs, models.mjs, sw.js), the npm package
 // swe-embeddings as a user installs it (its package.json "files", resolved through node_modules), the
 // models of models.mjs (the default as model.swe, the multilingual one as model-multi.swe when its
-// source exists; models.json lists those copied), the collection (web-demo/build/corpus.json.gz, from
-// build-corpus.mjs) and assets.json, the list that sw.js keeps for offline use (all but the models,
-// which the package caches once loaded).
+// source exists), the prebuilt index of the collection for each model that has one in models.mjs
+// (`swe index build MODEL --docs passages.jsonl --dtype int8`: every passage with its address's year,
+// president and party as metadata), models.json (the models copied and the collection's facts), the
+// collection (web-demo/build/corpus.json.gz, from build-corpus.mjs: what a model without an index
+// embeds in the page) and assets.json, the list that sw.js keeps for offline use (all but the models
+// and indexes, which the package caches once loaded, and the collection, which sw.js keeps once a model
+// without an index fetched it).
 //
 // usage: node web-demo/scripts/build-site.mjs [--print-model]    (--print-model: the default model's path)
 // env:   SWE_DEMO_MODEL=path/to/model.swe overrides the default model's source for one build,
-//        SWE_DEMO_MULTI_MODEL=path/to/model.swe the multilingual one's.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//        SWE_DEMO_MULTI_MODEL=path/to/model.swe the multilingual one's; SWE_CLI the swe program (default
+//        build/native/bin/swe).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { MODELS } from '../models.mjs';
 
 // The environment variable that overrides each model's source for one build.
@@ -44,6 +51,22 @@ function listFiles(dir, base = dir) {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? listFiles(path, base) : [relative(base, path).split('\\').join('/')];
   });
+}
+
+/**
+ * Writes the prebuilt index of the collection for `model` at `out` with the swe program: every
+ * passage as a document (id: its number), its address's year, president and party as metadata.
+ */
+function buildIndex(corpus, model, out) {
+  const cli = process.env.SWE_CLI || join(root, 'build/native/bin/swe');
+  if (!existsSync(cli)) fail(`${cli} is missing (bash scripts/build.sh, or set SWE_CLI)`);
+  const docs = join(demo, 'build/passages.jsonl');
+  const lines = corpus.passages.map((text, i) => {
+    const [year, president, party] = corpus.addresses[corpus.address[i]];
+    return JSON.stringify({ id: String(i), text, metadata: { year, president, party } });
+  });
+  writeFileSync(docs, `${lines.join('\n')}\n`);
+  execFileSync(cli, ['index', 'build', model, '--docs', docs, '-o', out, '--dtype', 'int8'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Each model of models.mjs with the path its file is read from (env overrides applied). */
@@ -83,12 +106,18 @@ function main() {
   for (const entry of [...pkg.files, 'package.json']) {
     if (existsSync(join(pkgDir, entry))) copy(join(pkgDir, entry), join(staging, 'vendor/swe-embeddings', entry));
   }
-  for (const m of models) copy(m.path, join(staging, m.file));
-  const listed = models.map((m) => ({ id: m.id, file: m.file, bytes: statSync(m.path).size }));
-  writeFileSync(join(staging, 'models.json'), `${JSON.stringify({ models: listed }, null, 1)}\n`);
+  const collection = JSON.parse(gunzipSync(readFileSync(corpus)));
+  for (const m of models) {
+    copy(m.path, join(staging, m.file));
+    if (m.index) buildIndex(collection, m.path, join(staging, m.index));
+  }
+  const listed = models.map((m) => ({ id: m.id, file: m.file, bytes: statSync(m.path).size, index: m.index ?? null }));
+  const facts = { title: collection.title, passages: collection.passages.length, addresses: collection.addresses.length };
+  writeFileSync(join(staging, 'models.json'), `${JSON.stringify({ models: listed, collection: facts }, null, 1)}\n`);
   copy(corpus, join(staging, 'corpus.json.gz'));
-  // The models are cached by swe-embeddings itself (worker.mjs), not by sw.js.
-  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && !f.endsWith('.swe'))];
+  // Models and indexes are cached by swe-embeddings itself (worker.mjs), not by sw.js; the collection
+  // is fetched only by a model without an index (sw.js keeps it then).
+  const assets = ['./', ...listFiles(staging).filter((f) => f !== 'sw.js' && f !== 'corpus.json.gz' && !/\.sw[ei]$/.test(f))];
   writeFileSync(join(staging, 'assets.json'), `${JSON.stringify({ built: new Date().toISOString(), assets }, null, 1)}\n`);
   rmSync(site, { recursive: true, force: true });
   renameSync(staging, site);

@@ -1,10 +1,13 @@
 // The demo in a real browser: Debian's chromium driven by playwright-core (never `playwright install`).
-// Serves web-demo/build/site (bash scripts/web-demo.sh builds it) on 127.0.0.1, waits for the whole
-// collection to be indexed in the page's worker, types real queries and checks that a passage verified
+// Serves web-demo/build/site (bash scripts/web-demo.sh builds it) on 127.0.0.1, opens it with a query
+// in the URL and waits for its first results (the time to first search, cold: a fresh profile; then
+// warm: reloaded, model and index from the Cache API), checks the load's breakdown (the prebuilt index
+// downloaded beside the model, not after it), types real queries and checks that a passage verified
 // by reading the collection ranks first, checks the keyboard path, the known/skipped words, offline
-// reload, the multilingual model (when the site has it: loaded only once chosen, German and Japanese
-// queries find the passage of their English original), and that the console stayed clean. Writes
-// screenshots and a timing report to build/.
+// reload, the multilingual model (when the site has it: loaded only once chosen, the collection
+// embedded in the page by a pool of workers, German and Japanese queries find the passage of their
+// English original), and that the console stayed clean. Writes screenshots and a timing report to
+// build/.
 //
 // env: SWE_CHROMIUM (default /usr/bin/chromium), SWE_DEMO_REPORT (default build/web-demo-report.json)
 import assert from 'node:assert/strict';
@@ -124,44 +127,72 @@ async function search(query, { delay = 15 } = {}) {
   })));
 }
 
+// Opens the page with `query` in its URL and resolves to what it reports once that query's first
+// results are shown: window.sweDemo (the load's breakdown in load.at, ms since navigation; the time
+// to the first results in firstResultsMs) and the wall time that playwright saw.
+async function firstSearch(query) {
+  const started = Date.now();
+  await page.goto(`${url}?q=${encodeURIComponent(query)}`);
+  await page.waitForFunction(() => window.sweDemo.firstResultsMs !== null, null, { timeout: READY_TIMEOUT_MS });
+  return { ...(await page.evaluate(() => window.sweDemo)), wallMs: Date.now() - started };
+}
+
+// The breakdown of a load, rounded, for the report.
+function breakdown(demoState) {
+  const out = Object.fromEntries(Object.entries(demoState.load.at).map(([key, ms]) => [`${key}Ms`, Math.round(ms)]));
+  return { firstResultsMs: Math.round(demoState.firstResultsMs), ...out };
+}
+
 describe('web demo in chromium', { timeout: 600_000 }, () => {
-  test('loads the model and indexes the whole collection in the worker, with progress', async () => {
-    const progress = [];
-    await page.exposeFunction('recordProgress', (value) => progress.push(value));
-    await page.addInitScript(() => {
-      new MutationObserver(() => {
-        const bar = document.getElementById('progress');
-        if (bar?.hasAttribute('value')) window.recordProgress(bar.value);
-      }).observe(document, { attributes: true, subtree: true, attributeFilter: ['value'] });
+  test('cold: the first search answers once the model and the prebuilt index, downloaded side by side, are in',
+    async () => {
+      const progress = [];
+      await page.exposeFunction('recordProgress', (value) => progress.push(value));
+      await page.addInitScript(() => {
+        new MutationObserver(() => {
+          const bar = document.getElementById('progress');
+          if (bar?.hasAttribute('value')) window.recordProgress(bar.value);
+        }).observe(document, { attributes: true, subtree: true, attributeFilter: ['value'] });
+      });
+      const demoState = await firstSearch(QUERIES[0].query);
+      assert.equal(demoState.prebuilt, true);
+      assert.ok(demoState.total >= 20000, `only ${demoState.total} passages`);
+      assert.match(await page.textContent('#model'), /\d+ dims/);
+      await page.waitForFunction(() => /passages from 233/.test(document.getElementById('corpus').textContent));
+      assert.match(await page.textContent('#corpus'), /passages from 233 State of the Union addresses/);
+      const modelName = await page.textContent('#model');
+      if (/glove/i.test(modelName)) assert.ok(await page.isVisible('#placeholder'), 'the placeholder warning is not shown');
+      assert.match(await page.textContent('#progress-label'),
+                   /^Ready [\d.]+ s after opening \(prebuilt index of [\d,]+ passages\): WebAssembly [\d.]+ s · model [\d.]+ s · index [\d.]+ s\.$/);
+      assert.match((await page.$$eval('#results .text', (els) => els.map((e) => e.textContent)))[0], QUERIES[0].first);
+      assert.ok(new Set(progress).size >= 10, `the progress bar moved only ${new Set(progress).size} times`);
+      // The downloads, reported by swe-embeddings' onProgress: the model's and the index's, summed.
+      const { download, at } = demoState.load;
+      assert.ok(download.reports >= 10, `the downloads were reported ${download.reports} times`);
+      assert.equal(download.files, 2);
+      assert.ok(download.total > 1e6 && download.loaded === download.total, JSON.stringify(download));
+      // The breakdown: the index's download started before the model was loaded (it does not wait for
+      // it), every step is on the clock, and the first results came after the index.
+      assert.ok(at.indexFetchStart < at.modelLoaded, JSON.stringify(at));
+      for (const key of ['modelFetchStart', 'modelFetched', 'modelLoaded', 'wasmReady', 'indexFetched', 'indexLoaded']) {
+        assert.ok(at[key] > 0 && at[key] <= demoState.firstResultsMs, `${key}: ${JSON.stringify(at)}`);
+      }
+      assert.ok(at.indexLoaded >= at.modelLoaded);
+      // Only the default model and its index were fetched; no passages to embed.
+      assert.deepEqual(served.filter((path) => /\.sw[ei]$/.test(path)).sort(), ['/model.swe', '/passages.swi']);
+      assert.ok(!served.includes('/corpus.json.gz'), 'the collection was fetched though the index is prebuilt');
+      assert.equal(await page.isVisible('#model-select'), HAS_MULTI);
+      Object.assign(report, { passages: demoState.total, model: modelName, cold: breakdown(demoState) });
     });
-    const started = Date.now();
-    await page.goto(url);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: READY_TIMEOUT_MS });
-    const demoState = await page.evaluate(() => window.sweDemo);
-    assert.ok(demoState.total >= 20000, `only ${demoState.total} passages`);
-    assert.match(await page.textContent('#model'), /\d+ dims/);
-    assert.match(await page.textContent('#corpus'), /passages from 233 State of the Union addresses/);
-    const modelName = await page.textContent('#model');
-    if (/glove/i.test(modelName)) assert.ok(await page.isVisible('#placeholder'), 'the placeholder warning is not shown');
-    assert.match(await page.textContent('#progress-label'), /^Indexed [\d,]+ passages in [\d.]+ s/);
-    assert.ok(new Set(progress).size >= 10, `the progress bar moved only ${new Set(progress).size} times`);
-    // The model's download, reported by swe-embeddings' onProgress.
-    const { download } = demoState.load;
-    assert.ok(download.reports >= 10, `the download was reported ${download.reports} times`);
-    assert.ok(download.total > 1e6 && download.loaded === download.total, JSON.stringify(download));
-    // Only the default model was fetched; the selector offers the multilingual one when the site has it.
-    assert.deepEqual(served.filter((path) => path.endsWith('.swe')), ['/model.swe']);
-    assert.equal(await page.isVisible('#model-select'), HAS_MULTI);
-    Object.assign(report, {
-      passages: demoState.total,
-      indexBuildMs: Math.round(demoState.indexWallMs),
-      indexEncodeMs: Math.round(demoState.indexMs),
-      modelLoadMs: Math.round(demoState.load.modelMs),
-      corpusLoadMs: Math.round(demoState.load.corpusMs),
-      readyMs: Math.round(demoState.load.totalMs),
-      pageLoadToReadyMs: Date.now() - started,
-      model: modelName,
-    });
+
+  test('warm: reloaded, the model and the index come from the Cache API', async () => {
+    await page.waitForFunction(async () => (await caches.open('swe-embeddings').then((c) => c.keys())).length === 2,
+                               null, { timeout: 30_000 });
+    const before = served.length;
+    const demoState = await firstSearch(QUERIES[0].query);
+    assert.deepEqual(served.slice(before).filter((path) => /\.sw[ei]$/.test(path)), []);
+    assert.match((await page.$$eval('#results .text', (els) => els.map((e) => e.textContent)))[0], QUERIES[0].first);
+    report.warm = breakdown(demoState);
   });
 
   test('known relevant passages rank first (one second) for real queries', async () => {
@@ -239,7 +270,7 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
       (await (await caches.open('swe-demo-v1')).keys()).length >= 10, null, { timeout: 30_000 });
     const models = await page.evaluate(async () =>
       (await (await caches.open('swe-embeddings')).keys()).map((r) => new URL(r.url).pathname));
-    assert.deepEqual(models, ['/model.swe']);
+    assert.deepEqual(models.sort(), ['/model.swe', '/passages.swi']);
     await context.setOffline(true);
     try {
       await page.reload();
@@ -257,6 +288,11 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
       await page.selectOption('#model-select', MULTI.id);
       await page.waitForSelector(`body[data-ready="true"][data-model="${MULTI.id}"]`, { timeout: READY_TIMEOUT_MS });
       assert.ok(served.includes(`/${MULTI.file}`), 'the multilingual model was not fetched');
+      // No prebuilt index for it: the collection was embedded in the page by a pool of workers.
+      const { embedded, prebuilt, total } = await page.evaluate(() => window.sweDemo);
+      assert.equal(prebuilt, false);
+      assert.ok(embedded.workers >= 1 && total >= 20000, JSON.stringify({ embedded, total }));
+      assert.match(await page.textContent('#progress-label'), /passages embedded here by \d+ workers in [\d.]+ s/);
       assert.equal(new URL(page.url()).searchParams.get('model'), MULTI.id);
       const examples = await page.$$eval('#examples button', (buttons) => buttons.map((b) => ({ lang: b.lang, query: b.textContent })));
       assert.deepEqual(examples, MULTI.examples);
@@ -276,7 +312,7 @@ describe('web demo in chromium', { timeout: 600_000 }, () => {
       }
       mkdirSync(out, { recursive: true });
       await page.screenshot({ path: join(out, 'web-demo-screenshot-multi.png') });
-      report.multilingual = { model: await page.textContent('#model'), found };
+      report.multilingual = { model: await page.textContent('#model'), embedded, found };
       const missed = found.filter((f) => f.rank === 0);
       assert.deepEqual(missed, [], `not among the ${RESULTS_SHOWN} results: ${JSON.stringify(found, null, 1)}`);
       // Back to the default model: from swe-embeddings' cache, so the server never sends it again.

@@ -12,8 +12,14 @@
 
 namespace swe {
 
+// How a sentence vector is scaled: as the model says (Model::normalize()), to unit length, or not at
+// all (the weighted mean of its word vectors).
+enum class Normalization : uint8_t { kModel, kUnit, kMean };
+
 struct EncodeOptions {
   uint32_t dims = 0;  // keep only the first `dims` dimensions (0 = all); normalised after truncation
+  Normalization normalization = Normalization::kModel;
+  uint32_t max_tokens = 0;  // words considered per text; 0: the model's limit (Tokenizer)
 };
 
 // Not thread-safe (scratch buffers); cheap to construct: one per thread. The model must outlive it.
@@ -22,6 +28,8 @@ class Encoder {
   explicit Encoder(const Model& model, const EncodeOptions& options = EncodeOptions());
 
   uint32_t dims() const { return dims_; }
+  bool normalize() const { return normalize_; }
+  uint32_t max_tokens() const { return max_tokens_; }
   // Writes dims() floats to `out`; returns how many words contributed.
   uint32_t Encode(std::string_view text, float* out);
   // Writes n * dims() floats, row-major: the same as Encode on each text, faster for short texts.
@@ -35,6 +43,8 @@ class Encoder {
   const Model& model_;
   Tokenizer tokenizer_;
   uint32_t dims_;
+  bool normalize_;  // to unit length; else the mean
+  uint32_t max_tokens_;
   std::vector<uint32_t> ids_;
   std::vector<size_t> offsets_;  // EncodeBatch: where each text's ids start in ids_ (Tokenizer::EncodeBatch)
 };

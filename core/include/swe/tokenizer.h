@@ -64,7 +64,9 @@ void SplitWordRanges(std::string_view text, const TokenizerConfig& config, const
 // The model must outlive it.
 class Tokenizer {
  public:
-  explicit Tokenizer(const Model& model);
+  // max_tokens: words considered per text (known pieces, for a model of subword pieces); 0: the
+  // model's own limit (TokenizerConfig::max_tokens; 0 there: every word).
+  explicit Tokenizer(const Model& model, uint32_t max_tokens = 0);
   ~Tokenizer();
 
   // Appends the rows of the known words of `text`, in text order. Stops after max_tokens words.

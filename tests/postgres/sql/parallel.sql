@@ -21,4 +21,12 @@ SELECT count(*) AS differ
  WHERE swe.embed(:'m', p.body) <> s.v OR swe.embed_bits(:'m', p.body) <> s.b OR swe.known_words(:'m', p.body) <> s.k;
 SELECT count(*) AS rows_in_workers FROM ptexts WHERE swe.similarity(swe.embed(:'m', body), swe.embed(:'m', 'a guitar')) > 0;
 RESET ALL;
+-- A session whose first use of swe is a parallel index build: the leader and its workers load swe.so
+-- in parallel mode, where PostgreSQL lets no setting change, and still find swe.model_dir.
+\c
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_maintenance_workers = 2;
+CREATE INDEX ptexts_known ON ptexts ((swe.known_words('swe-en-use-lite-large-para.swe', body)));
+SELECT count(*) AS rows_by_index FROM ptexts WHERE swe.known_words(:'m', body) > 0;
+SELECT current_setting('swe.model_dir') <> '' AS model_dir_kept;
 DROP TABLE ptexts, serial_result;

@@ -30,4 +30,21 @@ SET swe.model_dir = '';
 SELECT swe.embed(:'m', 'a');
 RESET swe.model_dir;
 SELECT array_length(swe.embed(:'m', 'a'), 1) AS dims;
+-- A value given before the library loaded and refused when it loads is named in the error, not
+-- taken for "not set": an ordinary role's connection option (which also displaced the server's value
+-- for the session) ...
+\! PGOPTIONS='-c swe.model_dir=/etc' "$SWE_TEST_PSQL" -X -q -U swe_ordinary -d swe_regress -c "SELECT swe.embed('swe-en-use-lite-large-para.swe', 'a')" 2>&1
+-- ... and a relative path that ALTER SYSTEM wrote in a session that had not loaded swe (no check ran).
+\c
+ALTER SYSTEM SET swe.model_dir = 'relative/dir';
+SELECT pg_reload_conf(), pg_sleep(0.5);
+\c
+SELECT swe.embed(:'m', 'a');
+\echo :LAST_ERROR_SQLSTATE
+-- Where swe is loaded, ALTER SYSTEM checks the value.
+ALTER SYSTEM SET swe.model_dir = 'relative/dir';
+ALTER SYSTEM RESET swe.model_dir;
+SELECT pg_reload_conf(), pg_sleep(0.5);
+\c
+SELECT array_length(swe.embed(:'m', 'a'), 1) AS dims;
 DROP ROLE swe_ordinary;
