@@ -133,8 +133,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
     std::vector<uint64_t> entries(n);
     const uint32_t dims = index->index->dims();
     const bool journaled = index->has_file && index->journal_complete;
-    if (journaled && n > 0) index->journal.BeginPuts(true);
-    // The documents added before a bad one stay, journaled as they went in.
+    // Should memory run out midway, the documents added before stay, journaled as they went in.
     struct Finish {
       swe_index& index;
       ~Finish() { swe::capi::AfterChange(index); }
@@ -152,6 +151,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
         entries[i] = next++;
       }
     }
+    if (journaled && n > 0) index->journal.BeginPuts(true);
     for (size_t i = 0; i < n; ++i) {
       swe::IndexDoc doc{std::string(docs[i].id.data, docs[i].id.size),
                         std::string(swe::capi::View(docs[i].text.data, docs[i].text.size)),
@@ -163,7 +163,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
         if (!index->index->Contains(entries[i])) index->docs.Erase(entries[i]);
         return s;
       }
-      if (journaled) index->journal.Put(*index->index, entry, index->docs.Get(entry));
+      if (journaled) index->journal.Put(*index->index, entries[i], index->docs.Get(entries[i]));
     }
     return SWE_OK;
   });
