@@ -134,7 +134,7 @@ void Index::Placed(size_t pos, bool appended) {
 }
 
 size_t Index::MaxEntries() const {
-  return std::min<size_t>({UINT32_MAX, index_internal::kMaxBlobBytes / 8, index_internal::kMaxBlobBytes / row_bytes()});
+  return static_cast<size_t>(std::min<uint64_t>({UINT32_MAX, index_internal::kMaxBlobBytes / 8, index_internal::kMaxBlobBytes / row_bytes()}));
 }
 
 namespace {

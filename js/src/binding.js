@@ -930,10 +930,10 @@ export class Binding {
 
   /** swe_index_save_changes: { offset, bytes } to write at offset of the index's file (cut there). */
   indexSaveChanges(index) {
-    const [ptr, size, offset] = this.withScratch(2 * kPtr + kU64, (p) => {
-      this.check(this.c.swe_index_save_changes(index, p, p + kPtr, p + 2 * kPtr), 'saveChanges');
-      const out = new Uint32Array(this.u8.buffer, p, 2);
-      return [out[0], out[1], new BigUint64Array(this.u8.buffer, p + 2 * kPtr, 1)[0]];
+    const word = this.word;
+    const [ptr, size, offset] = this.withScratch(2 * word + kU64, (p) => {
+      this.check(this.c.swe_index_save_changes(index, p, p + word, p + 2 * word), 'saveChanges');
+      return [this.word64(p), this.word64(p + word), this.view(BigUint64Array, p + 2 * word, 1)[0]];
     });
     return { offset: Number(offset), bytes: this.takeBytes(ptr, size) };
   }
