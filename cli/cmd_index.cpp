@@ -1,6 +1,12 @@
-// swe index build | add | query | get | ids | remove: a search index kept in a file, with its documents.
+// swe index build | add | query | get | ids | remove | compact | lock: a search index kept in a file,
+// with its documents.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +27,8 @@ constexpr const char* kIndexUsage =
     "       swe index get INDEX ID...\n"
     "       swe index ids INDEX\n"
     "       swe index remove INDEX ID... [-o OUT]\n"
+    "       swe index compact INDEX\n"
+    "       swe index lock INDEX -- COMMAND [ARG...]\n"
     "\n"
     "build:  encodes the documents of FILE and writes an index that stores them: their ids, texts and\n"
     "        metadata. FILE: the non-blank lines of a text file (id: the line number, from 1), or a .jsonl\n"
@@ -33,7 +41,12 @@ constexpr const char* kIndexUsage =
     "ids:    prints the documents' ids, one per line (backslash and control characters as C escapes:\n"
     "        \\\\, \\n, \\r, \\t, \\xHH).\n"
     "remove: removes the documents and saves the index.\n"
-    "add and remove lock INDEX (flock) from reading it to saving it, so concurrent writers lose nothing.\n"
+    "compact: rewrites INDEX whole, without the change records that add and remove append (they cost what\n"
+    "        they change; the index is compacted by itself once they pass half its size).\n"
+    "lock:   runs COMMAND holding INDEX's lock, as add and remove hold it, for other programs that write\n"
+    "        it (a Node program saving index.saveChanges()); exits with COMMAND's status.\n"
+    "add, remove and compact lock INDEX (flock) from reading it to saving it, so concurrent writers lose\n"
+    "nothing.\n"
     "Invalid UTF-8 in FILE is read as U+FFFD (each invalid byte), as 'swe encode' reads it.\n"
     "\n"
     "options:\n"
@@ -96,31 +109,6 @@ IndexPtr LoadDocIndex(const std::string& path) {
 void LockIndex(const std::string& path, util::FileLock* lock) {
   std::string error;
   if (!lock->Lock(path, &error)) throw CliError(1, error);
-}
-
-// An id as one line of text: backslash and control characters (a newline, ESC, NUL) as C escapes
-// (\\, \n, \r, \t, \xHH); everything else, UTF-8 included, as it is.
-std::string EscapeId(std::string_view id) {
-  std::string out;
-  for (const char c : id) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (byte < 0x20 || byte == 0x7F) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 // The largest id that is a whole decimal number (0 when none is).
@@ -211,9 +199,7 @@ int RunGet(const Args& args) {
     swe_doc doc;
     Check(swe_index_get_doc(index.get(), FindDoc(index.get(), path, parsed.positional[i]), &doc));
     nlohmann::ordered_json j = {{"id", std::string(doc.id.data, doc.id.size)}, {"text", std::string(doc.text.data, doc.text.size)}};
-    if (doc.metadata.size) {
-      j["metadata"] = ParseJson({doc.metadata.data, doc.metadata.size}, path + ": document '" + parsed.positional[i] + "' metadata");
-    }
+    AddStoredMetadata({doc.metadata.data, doc.metadata.size}, &j);
     PrintLine(JsonLine(j));
   }
   return 0;
@@ -232,7 +218,7 @@ int RunIds(const Args& args) {
   std::string out;
   for (uint64_t entry : entries) {
     swe_doc doc;
-    if (swe_index_get_doc(index.get(), entry, &doc) == SWE_OK) out += EscapeId({doc.id.data, doc.id.size}) + "\n";
+    if (swe_index_get_doc(index.get(), entry, &doc) == SWE_OK) out += EscapeLine({doc.id.data, doc.id.size}) + "\n";
   }
   PrintLine(out);
   return 0;
@@ -254,10 +240,47 @@ int RunRemove(const Args& args) {
   return 0;
 }
 
+int RunCompact(const Args& args) {
+  const std::string command = "swe index compact";
+  util::ParsedArgs parsed = Parse(args, {}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() != 1) throw util::UsageError("expected INDEX", command);
+  const std::string& path = parsed.positional[0];
+  util::FileLock lock;
+  LockIndex(path, &lock);
+  IndexPtr index = LoadIndex(path);
+  Check(swe_index_compact_to_file(index.get(), path.c_str()));
+  return 0;
+}
+
+int RunLock(const Args& args) {
+  const std::string command = "swe index lock";
+  util::ParsedArgs parsed = Parse(args, {}, command);
+  if (parsed.help) return 0;
+  if (parsed.positional.size() < 2) throw util::UsageError("expected INDEX -- COMMAND [ARG...]", command);
+  util::FileLock lock;
+  LockIndex(parsed.positional[0], &lock);
+  std::vector<char*> argv;
+  for (size_t i = 1; i < parsed.positional.size(); ++i) argv.push_back(const_cast<char*>(parsed.positional[i].c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) throw CliError(1, std::string("cannot start ") + argv[0] + ": " + std::strerror(errno));
+  if (child == 0) {  // the lock's descriptor is close-on-exec: only this process holds it
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "swe: error: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace
 
 int RunIndex(const Args& args) {
-  if (args.empty()) throw util::UsageError("expected build, add, query, get, ids or remove", "swe index");
+  if (args.empty()) throw util::UsageError("expected build, add, query, get, ids, remove, compact or lock", "swe index");
   if (args[0] == "--help" || args[0] == "-h") {
     std::fputs(kIndexUsage, stdout);
     return 0;
@@ -269,6 +292,8 @@ int RunIndex(const Args& args) {
   if (args[0] == "get") return RunGet(rest);
   if (args[0] == "ids") return RunIds(rest);
   if (args[0] == "remove") return RunRemove(rest);
+  if (args[0] == "compact") return RunCompact(rest);
+  if (args[0] == "lock") return RunLock(rest);
   throw util::UsageError("unknown index command '" + args[0] + "'", "swe index");
 }
 

@@ -50,17 +50,14 @@ void Answer(const swe_model* model, const swe_index* index, const std::vector<st
                                scores.data(), &n));
   nlohmann::ordered_json hits = nlohmann::ordered_json::array();
   std::string text_out = first ? "" : "\n";
-  text_out += "> " + query + "\n";
+  text_out += "> " + EscapeLine(query) + "\n";
   for (size_t i = 0; i < n; ++i) {
     nlohmann::ordered_json hit = {{"rank", i + 1}, {"score", JsonFloat(scores[i])}};
     swe_doc doc;
     if (swe_index_get_doc(index, ids[i], &doc) == SWE_OK) {
       hit["id"] = std::string(doc.id.data, doc.id.size);
       hit["text"] = std::string(doc.text.data, doc.text.size);
-      if (doc.metadata.size) {
-        hit["metadata"] = ParseJson({doc.metadata.data, doc.metadata.size},
-                                    "document '" + hit["id"].get<std::string>() + "' metadata");
-      }
+      AddStoredMetadata({doc.metadata.data, doc.metadata.size}, &hit);
     } else if (lines && ids[i] < lines->size()) {
       hit["id"] = std::to_string(ids[i] + 1);
       hit["text"] = (*lines)[ids[i]];
@@ -69,7 +66,7 @@ void Answer(const swe_model* model, const swe_index* index, const std::vector<st
     }
     char score[32];
     std::snprintf(score, sizeof score, "%.4f", scores[i]);
-    text_out += std::to_string(i + 1) + "\t" + score + "\t" + hit["text"].get<std::string>() + "\n";
+    text_out += std::to_string(i + 1) + "\t" + score + "\t" + EscapeLine(hit["text"].get<std::string>()) + "\n";
     hits.push_back(std::move(hit));
   }
   if (!options.json) return PrintLine(text_out);

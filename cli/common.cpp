@@ -129,6 +129,46 @@ nlohmann::ordered_json ParseJson(std::string_view text, const std::string& where
   return j;
 }
 
+void AddStoredMetadata(std::string_view text, nlohmann::ordered_json* doc) {
+  if (text.empty()) return;
+  std::string problem;
+  if (!util::JsonDepthWithin(text)) {
+    problem = util::JsonTooDeepMessage();
+  } else {
+    nlohmann::ordered_json value = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (!value.is_discarded()) {
+      (*doc)["metadata"] = std::move(value);
+      return;
+    }
+    problem = "not JSON";
+  }
+  (*doc)["metadata_error"] = "the stored metadata cannot be shown: " + problem;
+}
+
+std::string EscapeLine(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string JsonLine(const nlohmann::ordered_json& value) {
   // Invalid UTF-8 in a text (tolerated everywhere else) becomes U+FFFD instead of an exception.
   return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -79,6 +79,16 @@ class Output {
 // levels of nesting first. Throws CliError "WHERE: ..." for either fault.
 nlohmann::ordered_json ParseJson(std::string_view text, const std::string& where);
 
+// A document's stored metadata into (*doc)["metadata"]; when it is not JSON within util::kMaxJsonDepth
+// levels (which no writer stores: a file made some other way), (*doc)["metadata_error"] says so instead
+// and the rest of the document is shown: what `swe index get`, `swe index query`, `swe search` and
+// `swe serve` all do (as the npm and Python packages do). Nothing for empty metadata.
+void AddStoredMetadata(std::string_view text, nlohmann::ordered_json* doc);
+
+// `text` as one line of tab-separated output: backslash, tab and control characters (a newline, ESC,
+// NUL) as C escapes (\\, \t, \n, \r, \xHH); everything else, UTF-8 included, as it is.
+std::string EscapeLine(std::string_view text);
+
 // One JSON value on a line (with "\n").
 std::string JsonLine(const nlohmann::ordered_json& value);
 // A float as the JSON number of its shortest text (0.85607 rather than 0.856070697...).

@@ -10,8 +10,17 @@ namespace {
 
 DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
   if (!util::JsonDepthWithin(line)) throw CliError(1, where + ": " + util::JsonTooDeepMessage());
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw CliError(1, where + ": not a JSON object");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 12: syntax error while parsing
+    // value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF; ..."
+    const std::string what = e.what();
+    const size_t column = what.find("column ");
+    throw CliError(1, where + ": not valid JSON" + (column == std::string::npos ? "" : " at " + what.substr(column)));
+  }
+  if (!j.is_object()) throw CliError(1, where + ": not a JSON object");
   DocInput doc;
   for (const auto& [key, value] : j.items()) {
     if (key == "text") {

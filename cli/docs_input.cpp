@@ -38,6 +38,7 @@ void AddDocs(const swe_model* model, swe_index* index, const std::vector<DocInpu
   std::vector<swe_text> texts;
   std::vector<swe_doc> batch;
   std::vector<float> vectors;
+  Check(swe_index_reserve(index, docs.size()));  // too many for one file: said before any is encoded
   util::Progress progress("encoding docs", docs.size());
   for (size_t start = 0; start < docs.size(); start += kBatch) {
     const size_t n = std::min(kBatch, docs.size() - start);

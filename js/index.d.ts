@@ -134,6 +134,8 @@ export interface Doc<Metadata = unknown> {
   id: string;
   text: string;
   metadata?: Metadata;
+  /** Instead of metadata, when the stored metadata is not JSON within 128 levels (a file not written by swe). */
+  metadataError?: string;
 }
 
 /** A hit: an entry's integer id, or for a document its string id, text and metadata. */
@@ -143,6 +145,7 @@ export interface SearchHit<Id extends number | bigint = number> {
   score: number;
   text?: string;
   metadata?: unknown;
+  metadataError?: string;
 }
 
 /** A failure reported by the core (corrupt model, bad argument, ...); the module stays usable. */
@@ -249,6 +252,13 @@ export class Index<ResultId extends number | bigint = number> {
   has(id: Id | string): boolean;
   /** The index as bytes (a .swi file); model.loadIndex() reads them back. */
   save(): Uint8Array;
+  /**
+   * The changes since the index was loaded (or last saveChanges()), as the bytes that bring that file
+   * up to date: write `bytes` at byte `offset` and end the file there. Usually one change record at the
+   * file's end; offset 0 and the whole index when it was created rather than loaded, or its records
+   * would pass half the file.
+   */
+  saveChanges(): { offset: number; bytes: Uint8Array };
   /** Frees the index's memory; later calls throw. Safe to call twice. */
   dispose(): void;
 }

@@ -118,3 +118,19 @@ struct IndexDocs {
   texts @2 :List(Text);             # count texts, or empty when no text is stored
   metadata @3 :List(Text);          # count JSON texts ("" = none), or empty when none is stored
 }
+
+# One save's changes to an index, a record of the change log after its base (docs/FORMAT.md, "Index
+# change log"): steps applied in order.
+struct IndexChange {
+  steps @0 :List(IndexStep);
+}
+
+# One change: removals, then puts (each a new or a replaced entry).
+struct IndexStep {
+  removed @0 :Data;                 # little-endian u64 entry ids removed, in order (each present)
+  entries @1 :Data;                 # little-endian u64 entry ids put, in order
+  vectors @2 :Table;                # their rows exactly as the index stores them (its dtype and dims)
+  docIds @3 :List(Text);            # empty (each put keeps its entry's document) or one per put: it sets the document
+  texts @4 :List(Text);             # with docIds: empty (no texts) or one per put
+  metadata @5 :List(Text);          # with docIds: empty (no metadata) or one per put ("" = none)
+}

@@ -8,8 +8,7 @@
 # ~200 packages).
 set -euo pipefail
 native=(build-essential cmake ca-certificates pkg-config
-        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev
-        libcpp-httplib-dev)  # swe serve's HTTP server
+        capnproto libcapnp-dev libzstd-dev nlohmann-json3-dev libeigen3-dev)
 rest=(git ccache python3 zstd googletest libgtest-dev unicode-data clang libclang-rt-14-dev  # ccache: scripts/test.sh builds core in several folders
       libtorch-dev libopenblas0-pthread libicu-dev
       emscripten dpkg-dev  # the WebAssembly build (dpkg-dev: apt-get source unpacks its sources)

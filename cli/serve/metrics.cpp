@@ -22,11 +22,6 @@ void Metrics::ObserveLatency(const std::string& route, double seconds) {
   h.sum += seconds;
 }
 
-void Metrics::CountTexts(size_t n) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  texts_ += n;
-}
-
 void Metrics::CountRejected() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++rejected_;
@@ -70,7 +65,7 @@ std::string Metrics::Render(const Gauges& gauges) const {
     out += line;
   }
   out += "# HELP swe_texts_embedded_total Texts encoded for requests.\n# TYPE swe_texts_embedded_total counter\n"
-         "swe_texts_embedded_total " + std::to_string(texts_) + "\n";
+         "swe_texts_embedded_total " + std::to_string(gauges.texts_embedded) + "\n";
   out += "# HELP swe_queue_rejected_total Requests refused with 429 because the work queue was full.\n"
          "# TYPE swe_queue_rejected_total counter\nswe_queue_rejected_total " + std::to_string(rejected_) + "\n";
   out += "# HELP swe_queue_depth Requests waiting for a worker.\n# TYPE swe_queue_depth gauge\nswe_queue_depth " +

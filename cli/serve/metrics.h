@@ -1,6 +1,6 @@
 // The counters behind GET /metrics (Prometheus text format 0.0.4): responses by route and status,
-// latency histograms by route, and the texts embedded. Gauges (queue, index size) are passed in when
-// the page is written.
+// latency histograms by route, 429s. Gauges (queue, index size) and the texts embedded (counted by the
+// service) are passed in when the page is written.
 #pragma once
 
 #include <array>
@@ -12,10 +12,12 @@
 
 namespace swe::serve {
 
+// What the page shows from outside the counters: gauges, and the texts the service encoded.
 struct Gauges {
   size_t queue_waiting = 0;
   size_t queue_active = 0;
   size_t index_documents = 0;
+  uint64_t texts_embedded = 0;
 };
 
 class Metrics {
@@ -28,7 +30,6 @@ class Metrics {
   void CountResponse(const std::string& route, int status);
   // How long a routed request took, queue wait included.
   void ObserveLatency(const std::string& route, double seconds);
-  void CountTexts(size_t n);
   void CountRejected();
 
   std::string Render(const Gauges& gauges) const;
@@ -42,7 +43,6 @@ class Metrics {
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, uint64_t> responses_;
   std::map<std::string, Histogram> latency_;
-  uint64_t texts_ = 0;
   uint64_t rejected_ = 0;
 };
 

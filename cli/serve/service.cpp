@@ -66,6 +66,10 @@ Service::Service(cli::ModelPtr model, const std::string& index_path, const Limit
     model_normalizes_ = info.value("normalize", true);
   }
   if (index_path_.empty()) return;
+  changes_.Run([this] { OpenIndex(); });  // the index's memory is the change thread's (change_thread.h)
+}
+
+void Service::OpenIndex() {
   struct stat st;
   if (stat(index_path_.c_str(), &st) != 0 && errno == ENOENT) {
     swe_index* raw = nullptr;
@@ -123,6 +127,7 @@ std::vector<float> Service::Encode(const std::vector<std::string>& texts, uint32
                                words.data()));
   *known_words = 0;
   for (uint32_t w : words) *known_words += w;
+  texts_embedded_.fetch_add(texts.size(), std::memory_order_relaxed);
   return out;
 }
 
@@ -203,15 +208,21 @@ Json Service::Search(const Json& body) {
   const double min_score = GetNumber(body, "min_score", -1);
   swe_search_params params = swe_search_default_params();
   params.candidates = GetCount(body, "candidates", 0, 0, UINT32_MAX);
-  const uint32_t dims = RequireIndex();
+  RequireIndex();
+  if (FileMayHaveChanged()) {  // another writer's change: seen by every search that starts after it
+    changes_.Run([this] {
+      if (FileMayHaveChanged()) Refresh();
+    });
+  }
+  const std::shared_ptr<swe_index> kept = Index();
+  const swe_index* index = kept.get();
+  const uint32_t dims = swe_index_get_dims(index);  // the dims of the index searched
   uint64_t words = 0;
   const std::vector<float> vector = Encode({query}, dims, &words);
   std::vector<uint64_t> ids(k);
   std::vector<float> scores(k);
   size_t n = 0;
   Json hits = Json::array();
-  const std::shared_ptr<swe_index> kept = Index();
-  const swe_index* index = kept.get();
   Check(swe_index_search_batch(index, vector.data(), 1, dims, k, static_cast<float>(min_score), &params, ids.data(),
                                scores.data(), &n));
   for (size_t i = 0; i < n; ++i) {
@@ -220,10 +231,7 @@ Json Service::Search(const Json& body) {
     if (swe_index_get_doc(index, ids[i], &doc) == SWE_OK) {
       hit["id"] = std::string(doc.id.data, doc.id.size);
       hit["text"] = std::string(doc.text.data, doc.text.size);
-      Json metadata;
-      if (doc.metadata.size && TryParseJson({doc.metadata.data, doc.metadata.size}, &metadata)) {
-        hit["metadata"] = std::move(metadata);
-      }
+      cli::AddStoredMetadata({doc.metadata.data, doc.metadata.size}, &hit);
     } else {
       hit["id"] = std::to_string(ids[i]);
     }
@@ -248,31 +256,36 @@ Json Service::AddDocuments(const Json& body) {
     texts.push_back(Texts(text, "text", false, false)[0]);
     metadata.push_back(doc.contains("metadata") && !doc["metadata"].is_null() ? DumpJson(doc["metadata"]) : "");
   }
-  const uint32_t dims = RequireIndex();
+  uint32_t dims = RequireIndex();
   uint64_t words = 0;
-  const std::vector<float> vectors = Encode(texts, dims, &words);
+  std::vector<float> vectors = Encode(texts, dims, &words);  // before the lock: other changes go on meanwhile
   std::vector<swe_doc> docs(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     docs[i] = {{ids[i].data(), ids[i].size()}, {texts[i].data(), texts[i].size()},
                {metadata[i].data(), metadata[i].size()}};
   }
-  std::lock_guard<std::mutex> changing(change_mutex_);
-  util::FileLock file_lock;
-  LockAndRefresh(&file_lock);
-  swe_index* index = index_.get();
-  size_t replaced = 0;
-  for (const std::string& id : ids) {
-    uint64_t entry = 0;
-    replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
-  }
-  const swe_status status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
-  if (status != SWE_OK) {
-    const std::string error = swe_last_error();
-    Save();  // the documents before the bad one were added: keep the file and the memory alike
-    throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
-  }
-  Save();
-  return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", swe_index_get_size(index_.get())}};
+  return changes_.Run([&]() -> Json {
+    util::FileLock file_lock;
+    LockAndRefresh(&file_lock);
+    if (index_dims_ != dims) {  // the file was replaced by an index of other dims meanwhile
+      dims = index_dims_;
+      vectors = Encode(texts, dims, &words);
+    }
+    swe_index* index = index_.get();
+    size_t replaced = 0;
+    for (const std::string& id : ids) {
+      uint64_t entry = 0;
+      replaced += swe_index_find_doc(index, id.data(), id.size(), &entry) == SWE_OK;
+    }
+    const swe_status status = swe_index_add_docs(index, docs.data(), vectors.data(), docs.size());
+    if (status != SWE_OK) {
+      const std::string error = swe_last_error();
+      Save();  // the documents before the bad one were added: keep the file and the memory alike
+      throw ApiError(status == SWE_ERR_INVALID_ARGUMENT ? 400 : 500, error);
+    }
+    Save();
+    return {{"added", docs.size() - replaced}, {"replaced", replaced}, {"size", swe_index_get_size(index_.get())}};
+  });
 }
 
 Json Service::RemoveDocuments(const Json& body) {
@@ -284,23 +297,24 @@ Json Service::RemoveDocuments(const Json& body) {
     if (!id.is_string()) throw ApiError(400, "'ids' must be a non-empty array of strings");
   }
   RequireIndex();
-  std::lock_guard<std::mutex> changing(change_mutex_);
-  util::FileLock file_lock;
-  LockAndRefresh(&file_lock);
-  swe_index* index = index_.get();
-  Json missing = Json::array();
-  size_t removed = 0;
-  for (const Json& id : ids) {
-    const std::string text = id.get<std::string>();
-    uint64_t entry = 0;
-    if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
-      ++removed;
-    } else {
-      missing.push_back(text);
+  return changes_.Run([&]() -> Json {
+    util::FileLock file_lock;
+    LockAndRefresh(&file_lock);
+    swe_index* index = index_.get();
+    Json missing = Json::array();
+    size_t removed = 0;
+    for (const Json& id : ids) {
+      const std::string text = id.get<std::string>();
+      uint64_t entry = 0;
+      if (swe_index_find_doc(index, text.data(), text.size(), &entry) == SWE_OK && swe_index_remove(index, entry) == SWE_OK) {
+        ++removed;
+      } else {
+        missing.push_back(text);
+      }
     }
-  }
-  if (removed > 0) Save();
-  return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
+    if (removed > 0) Save();
+    return {{"removed", removed}, {"not_found", std::move(missing)}, {"size", swe_index_get_size(index_.get())}};
+  });
 }
 
 namespace {
@@ -319,16 +333,51 @@ std::string FileHeader(const std::string& path) {
 
 void Service::RememberFile() {
   struct stat st;
-  if (stat(index_path_.c_str(), &st) != 0) return;
+  if (stat(index_path_.c_str(), &st) == 0) RememberFile(st);
+}
+
+void Service::RememberFile(const struct stat& st) {
   file_dev_ = st.st_dev;
   file_ino_ = st.st_ino;
+  file_size_ = st.st_size;
   file_header_ = FileHeader(index_path_);
 }
 
-bool Service::FileChanged() const {
+bool Service::FileReplaced() const {
   struct stat st;
   if (stat(index_path_.c_str(), &st) != 0) return false;
-  return st.st_dev != file_dev_ || st.st_ino != file_ino_ || FileHeader(index_path_) != file_header_;
+  return static_cast<uint64_t>(st.st_dev) != file_dev_ || static_cast<uint64_t>(st.st_ino) != file_ino_ ||
+         FileHeader(index_path_) != file_header_;
+}
+
+bool Service::FileMayHaveChanged() const {
+  if (index_path_.empty()) return false;
+  struct stat st;
+  return stat(index_path_.c_str(), &st) == 0 &&
+         (static_cast<uint64_t>(st.st_dev) != file_dev_ || static_cast<uint64_t>(st.st_ino) != file_ino_ ||
+          static_cast<int64_t>(st.st_size) != file_size_);
+}
+
+void Service::Refresh() {
+  // The file as it was before reading it: a change made while it is read makes it differ again, so
+  // the next search refreshes once more rather than missing it.
+  struct stat st;
+  if (stat(index_path_.c_str(), &st) != 0) return;  // not written yet: the first save creates it
+  if (file_ino_ != 0 && !FileReplaced()) {  // appended to: apply the new records
+    Check(swe_index_refresh_from_file(index_.get(), index_path_.c_str(), nullptr, nullptr));
+    RememberFile(st);
+    return;
+  }
+  // Replaced (or created by another writer): read whole into a new index, checked before it is used.
+  swe_index* reloaded = nullptr;
+  Check(swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded));
+  cli::IndexPtr fresh(reloaded);
+  if (swe_index_check_model(fresh.get(), model_.get()) != SWE_OK) {
+    throw ApiError(500, index_path_ + " was replaced by an index of another model: " + swe_last_error());
+  }
+  index_dims_ = swe_index_get_dims(fresh.get());
+  std::atomic_store(&index_, std::shared_ptr<swe_index>(std::move(fresh)));
+  RememberFile(st);
 }
 
 void Service::LockAndRefresh(util::FileLock* file_lock) {
@@ -336,18 +385,11 @@ void Service::LockAndRefresh(util::FileLock* file_lock) {
   if (stat(index_path_.c_str(), &st) != 0) return;  // not written yet: the first save creates it
   std::string error;
   if (!file_lock->Lock(index_path_, &error)) throw ApiError(500, error);
-  if (!FileChanged()) return;
-  swe_index* reloaded = nullptr;
-  Check(swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded));
-  cli::IndexPtr fresh(reloaded);
-  if (swe_index_check_model(fresh.get(), model_.get()) != SWE_OK) {
-    throw ApiError(500, index_path_ + " was replaced by an index of another model: " + swe_last_error());
-  }
-  std::atomic_store(&index_, std::shared_ptr<swe_index>(std::move(fresh)));
-  RememberFile();
+  Refresh();
 }
 
 void Service::Save() {
+  // The library saves while searches go on (swe.h): a save changes only where the index stands in its file.
   if (swe_index_save_to_file(index_.get(), index_path_.c_str()) == SWE_OK) {
     RememberFile();
     return;
@@ -356,7 +398,9 @@ void Service::Save() {
   // The change is not on disk: go back to what the file holds so that memory and file agree.
   swe_index* reloaded = nullptr;
   if (swe_index_load_from_file(index_path_.c_str(), nullptr, &reloaded) == SWE_OK) {
+    index_dims_ = swe_index_get_dims(reloaded);
     std::atomic_store(&index_, std::shared_ptr<swe_index>(reloaded, swe_index_free));
+    RememberFile();
   }
   throw ApiError(500, "the index could not be saved (the change is undone): " + error);
 }

@@ -1,21 +1,25 @@
 // What `swe serve` answers, without HTTP: each endpoint takes the request's JSON and returns the
 // answer's JSON or throws ApiError. It holds the model and the optional index, both used by every
-// thread at once as swe.h allows (the library locks the index), each change saved to its file before
-// the answer. A change is a read-modify-write of the file: it holds the file's advisory lock
-// (util::FileLock, as `swe index add` does) and first reloads the file when another writer replaced
-// it, so neither writer's documents are lost.
+// thread at once as swe.h allows (the library locks the index), each change appended to its file
+// before the answer (searches go on while it is written). A change is a read-modify-write of the file:
+// it holds the file's advisory lock (util::FileLock, as `swe index add` does) and first applies what
+// other writers appended or replaced (swe_index_refresh_from_file), so no writer's documents are lost;
+// a search first does the same when the file grew or was replaced.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "swe/util/file.h"
 
 #include "../common.h"
+#include "change_thread.h"
 #include "json_body.h"
 
 namespace swe::serve {
@@ -44,6 +48,7 @@ class Service {
   Json Health() const;                // GET /health
 
   size_t index_size() const;
+  uint64_t texts_embedded() const { return texts_embedded_.load(std::memory_order_relaxed); }
   const Limits& limits() const { return limits_; }
 
  private:
@@ -53,30 +58,41 @@ class Service {
   // The vectors of `texts` with `dims` dimensions, row-major; *known_words the words that counted.
   std::vector<float> Encode(const std::vector<std::string>& texts, uint32_t dims, uint64_t* known_words) const;
   uint32_t RequireIndex() const;  // the index's dims; ApiError(404) when there is none
+  void OpenIndex();  // on the change thread: loads the file, or starts an empty index when there is none
   std::shared_ptr<swe_index> Index() const;  // the index now (a search keeps the one it started with)
-  // Under change_mutex_, before a change: takes the file's lock into *file_lock and reloads the
-  // index when the file is no longer the one this server last read or wrote.
+  // On the change thread, before a change: takes the file's lock into *file_lock (when the file exists)
+  // and brings the index up to date with it (Refresh).
   void LockAndRefresh(util::FileLock* file_lock);
-  void Save();  // under change_mutex_; reloads the file when the write fails
-  void RememberFile();  // the identity of the file just read or written
-  bool FileChanged() const;  // the file is no longer the one RememberFile() saw
+  // On the change thread: applies the changes other writers appended to the file since this server
+  // last read or wrote it, or reads the file whole when another writer replaced it.
+  void Refresh();
+  // Whether the file may hold changes this server has not read (it grew, or was replaced): one stat.
+  bool FileMayHaveChanged() const;
+  void Save();  // on the change thread; reloads the file when the write fails
+  void RememberFile();  // the identity and size of the file just read or written
+  void RememberFile(const struct stat& st);
+  bool FileReplaced() const;  // the file is no longer the one RememberFile() saw
 
   cli::ModelPtr model_;
   std::string model_name_;
   bool model_normalizes_ = true;
   std::string index_path_;
-  // Replaced as a whole (std::atomic_store, under change_mutex_) only when the file is reloaded; read
+  // Replaced as a whole (std::atomic_store, on the change thread) only when the file is reloaded; read
   // with std::atomic_load (Index()).
   std::shared_ptr<swe_index> index_;
-  uint32_t index_dims_ = 0;
+  std::atomic<uint32_t> index_dims_{0};  // read by changes and searches, set when the file is reloaded
   // The index file this server last read or wrote: its inode (each write renames a new file over it)
   // and its 40-byte header (sizes and checksum), since a freed inode number is soon given again.
-  dev_t file_dev_ = 0;
-  ino_t file_ino_ = 0;
-  std::string file_header_;
-  // One change at a time, file included: a change is a transaction on the file (its flock orders
-  // other processes' writers, this orders this server's). Searches never take it.
-  std::mutex change_mutex_;
+  // (Atomic: searches read them to tell whether to refresh; changes, one at a time, set them.)
+  std::atomic<uint64_t> file_dev_{0};
+  std::atomic<uint64_t> file_ino_{0};
+  std::atomic<int64_t> file_size_{0};  // its size then: appends by other writers make it grow
+  std::string file_header_;  // on the change thread
+  mutable std::atomic<uint64_t> texts_embedded_{0};  // counted by Encode, a const method
+  // Runs every change, one at a time, file included: a change is a transaction on the file (its flock
+  // orders other processes' writers, this orders this server's). A search asks it only to apply another
+  // writer's change first.
+  ChangeThread changes_;
   Limits limits_;
 };
 

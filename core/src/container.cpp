@@ -154,6 +154,11 @@ Status CheckHeader(const uint8_t* data, size_t size, Kind expected, const ReadLi
                     std::to_string(limits.max_payload_bytes));
   }
   if (h->raw() && h->frame_size != h->payload_size) return Corrupt("a raw payload's size differs from the frame's");
+  if (!h->raw() && !ExpansionAllowed(h->frame_size, h->payload_size)) {
+    return TooLarge("a zstd frame of " + std::to_string(h->frame_size) + " bytes declares a payload of " +
+                    std::to_string(h->payload_size) + " bytes, more than " + std::to_string(kMaxExpansion) +
+                    " times its size");
+  }
   return Status::Ok();
 }
 
@@ -252,6 +257,12 @@ Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& l
   return Status::Ok();
 }
 
+uint64_t ContainerSize(const uint8_t* data, size_t size) {
+  if (data == nullptr || size < kHeaderSize || std::memcmp(data, kMagic, 8) != 0) return size;
+  const uint64_t frame = Load64(data + 24);
+  return frame <= size - kHeaderSize ? kHeaderSize + frame : size;
+}
+
 Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std::vector<uint8_t>* out,
             uint32_t flags) {
   if (size % 8 != 0 || size == 0) return Internal("message size is not a whole number of words");
@@ -263,7 +274,7 @@ Status Seal(Kind kind, const uint8_t* message, size_t size, int zstd_level, std:
     if (zstd_level != 0) SWE_RETURN_IF_ERROR(AppendCompressedFrame(message, size, zstd_level, &frame));
     // A payload that zstd barely shrinks (an int8 table is close to noise) is stored raw instead:
     // decompressing it would cost most of every load to save a few percent of the file.
-    raw = zstd_level == 0 || frame.size() > size - size / kMinSavings;
+    raw = zstd_level == 0 || frame.size() > size - size / kMinSavings || !ExpansionAllowed(frame.size(), size);
 #else
     (void)zstd_level;
 #endif

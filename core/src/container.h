@@ -26,6 +26,14 @@ constexpr uint32_t kFlagRawPayload = 4;
 constexpr uint32_t kFlagFrameHash = 8;
 // The flags that say how the frame is sealed (Seal's), not what the message is (the kind's).
 constexpr uint32_t kSealFlags = kFlagRawPayload | kFlagFrameHash;
+// A zstd frame may decode to at most kMaxExpansion times its size (or kExpansionFloor bytes): a reader
+// refuses a larger declared payload before allocating it (a small frame can decode to gigabytes), and
+// Seal stores a payload that would compress further raw, so every file it writes is read.
+constexpr uint64_t kMaxExpansion = 64;
+constexpr uint64_t kExpansionFloor = 16u << 20;
+inline bool ExpansionAllowed(uint64_t frame_size, uint64_t payload_size) {
+  return payload_size <= kExpansionFloor || payload_size / kMaxExpansion <= frame_size;
+}
 
 // A decoded payload: `words` (size_words of them, 8-byte aligned) inside `owner`: at its start, or
 // kHeaderSize bytes in when a raw payload is used in place in an adopted file buffer.
@@ -47,6 +55,9 @@ Status Open(std::unique_ptr<uint64_t[]> file, size_t size, Kind expected, const 
 // The same, copied into a vector (tests and fuzz seeds take the payload apart).
 Status Open(const uint8_t* data, size_t size, Kind expected, const ReadLimits& limits,
             std::vector<uint64_t>* message, uint32_t* checksum, uint32_t known_flags = 0, uint32_t* flags = nullptr);
+// The bytes of the container at `data` as its header says (header + frame), at most `size`; `size` when
+// there is no header to read. What follows it in an index file is the change log.
+uint64_t ContainerSize(const uint8_t* data, size_t size);
 // Compresses `message` with zstd at `zstd_level` and appends header + frame to `out`; level 0, a
 // build without zstd's compressor, or a payload that zstd barely shrinks: a raw payload instead.
 // `flags`: the kind's own; the container's (kFlagRawPayload, kFlagFrameHash) are Seal's to set.

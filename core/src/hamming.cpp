@@ -31,6 +31,12 @@ void SignBits(const int8_t* x, float scale, const float* center, size_t n, uint6
 // reach 2m. Keys are (distance << 32 | position), so the order is total and the result exact.
 void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, size_t m,
              std::vector<uint32_t>* out) {
+  const size_t one_chunk = (count / kBlock + 1) * kBlock;
+  Nearest(query, &rows, one_chunk, words, count, m, out);
+}
+
+void Nearest(const uint64_t* query, const uint64_t* const* chunks, size_t chunk_rows, size_t words, size_t count,
+             size_t m, std::vector<uint32_t>* out) {
   out->clear();
   if (m == 0) return;
   const auto distances = simd::Active().hamming_distances;
@@ -45,7 +51,7 @@ void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t c
   };
   for (size_t start = 0; start < count; start += kBlock) {
     const size_t n = std::min(kBlock, count - start);
-    distances(query, rows + start * words, words, n, d);
+    distances(query, chunks[start / chunk_rows] + (start % chunk_rows) * words, words, n, d);  // a block is in one chunk
     // Most groups have no row below the bound: one vectorised test each. Distances are at most 64 ·
     // words ≤ 16,384 (the index's dims limit), so signed 16-bit compares are exact, and they vectorise
     // to one compare a vector (SSE2 has no unsigned one).

@@ -17,5 +17,9 @@ void SignBits(const int8_t* x, float scale, const float* center, size_t n, uint6
 // distances come from the kernel table's hamming_distances (simd/kernels.h, SWE_SIMD).
 void Nearest(const uint64_t* query, const uint64_t* rows, size_t words, size_t count, size_t m,
              std::vector<uint32_t>* out);
+// The same over rows kept in chunks (an index's): row p's code is at chunks[p / chunk_rows] +
+// (p % chunk_rows) * words; chunk_rows is a multiple of 1,024.
+void Nearest(const uint64_t* query, const uint64_t* const* chunks, size_t chunk_rows, size_t words, size_t count,
+             size_t m, std::vector<uint32_t>* out);
 
 }  // namespace swe::hamming

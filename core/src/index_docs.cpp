@@ -13,15 +13,10 @@
 
 namespace swe {
 
-const IndexDoc* IndexDocs::Get(uint64_t entry) const {
-  auto it = docs_.find(entry);
-  return it == docs_.end() ? nullptr : &it->second;
-}
-
 bool IndexDocs::Find(std::string_view id, uint64_t* entry) const {
-  auto it = by_id_.find(std::string(id));
-  if (it == by_id_.end()) return false;
-  *entry = it->second;
+  const uint64_t* found = by_id_.Find(std::string(id));
+  if (!found) return false;
+  *entry = *found;
   return true;
 }
 
@@ -31,33 +26,31 @@ Status IndexDocs::Put(uint64_t entry, IndexDoc doc) {
   for (const std::string* part : {&doc.id, &doc.text, &doc.metadata}) {
     if (!unicode::IsValidUtf8(*part)) return InvalidArgument("not valid UTF-8");
   }
-  auto same = by_id_.find(doc.id);
-  if (same != by_id_.end() && same->second != entry) return InvalidArgument("duplicate id '" + doc.id + "'");
+  const uint64_t* same = by_id_.Find(doc.id);
+  if (same && *same != entry) return InvalidArgument("duplicate id '" + doc.id + "'");
   Erase(entry);
-  by_id_[doc.id] = entry;
-  docs_[entry] = std::move(doc);
+  by_id_.Set(doc.id, entry);
+  docs_.Set(entry, std::move(doc));
   return Status::Ok();
 }
 
 void IndexDocs::Erase(uint64_t entry) {
-  auto it = docs_.find(entry);
-  if (it == docs_.end()) return;
-  by_id_.erase(it->second.id);
-  docs_.erase(it);
+  const IndexDoc* doc = docs_.Find(entry);
+  if (!doc) return;
+  by_id_.Erase(doc->id);
+  docs_.Erase(entry);
 }
 
 bool IndexDocs::has_texts() const {
-  for (const auto& [entry, doc] : docs_) {
-    if (!doc.text.empty()) return true;
-  }
-  return false;
+  bool any = false;
+  docs_.ForEach([&](uint64_t, const IndexDoc& doc) { any = any || !doc.text.empty(); });
+  return any;
 }
 
 bool IndexDocs::has_metadata() const {
-  for (const auto& [entry, doc] : docs_) {
-    if (!doc.metadata.empty()) return true;
-  }
-  return false;
+  bool any = false;
+  docs_.ForEach([&](uint64_t, const IndexDoc& doc) { any = any || !doc.metadata.empty(); });
+  return any;
 }
 
 void WriteIndexDocs(const IndexDocs& docs, schema::IndexDocs::Builder out) {
@@ -67,13 +60,13 @@ void WriteIndexDocs(const IndexDocs& docs, schema::IndexDocs::Builder out) {
   auto texts = out.initTexts(docs.has_texts() ? count : 0);
   auto metadata = out.initMetadata(docs.has_metadata() ? count : 0);
   // In entry order, not the hash map's: native and wasm builds write the same bytes.
-  std::vector<uint64_t> order;
+  std::vector<std::pair<uint64_t, const IndexDoc*>> order;
   order.reserve(count);
-  for (const auto& item : docs.all()) order.push_back(item.first);
+  docs.ForEach([&](uint64_t entry, const IndexDoc& doc) { order.emplace_back(entry, &doc); });
   std::sort(order.begin(), order.end());
   unsigned i = 0;
-  for (const uint64_t entry : order) {
-    const auto& doc = docs.all().at(entry);
+  for (const auto& [entry, doc_pointer] : order) {
+    const IndexDoc& doc = *doc_pointer;
     std::memcpy(entries.begin() + 8 * i, &entry, 8);
     ids.set(i, capnp::Text::Reader(doc.id.data(), doc.id.size()));
     if (texts.size()) texts.set(i, capnp::Text::Reader(doc.text.data(), doc.text.size()));
@@ -94,6 +87,7 @@ Status ReadIndexDocs(schema::IndexDocs::Reader in, const ReadLimits& limits,
   if (texts.size() != 0 && texts.size() != count) return Corrupt("index docs: texts do not match the ids");
   if (metadata.size() != 0 && metadata.size() != count) return Corrupt("index docs: metadata do not match the ids");
   IndexDocs docs;
+  docs.Reserve(count);
   for (unsigned i = 0; i < count; ++i) {
     uint64_t entry;
     std::memcpy(&entry, entries.begin() + 8 * i, 8);

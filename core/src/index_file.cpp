@@ -4,6 +4,7 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -11,48 +12,19 @@
 #include "container.h"
 #include "index_docs_io.h"
 #include "index_internal.h"
+#include "swe/index_log.h"
 #include "swe.capnp.h"
 
 namespace swe {
 
 namespace {
 
-using index_internal::AllFinite;
 using index_internal::ElementSize;
 
-constexpr uint64_t kMaxBlobBytes = (1ull << 29) - 1;  // Cap'n Proto's largest Data
-
-// Stored f32 rows are unit vectors (or zero rows, from zero inputs): a loaded file must say the same,
-// so that scores stay cosines and finite.
-bool RowsAreUnit(const float* rows, size_t count, uint32_t dims) {
-  for (size_t r = 0; r < count; ++r) {
-    double s = 0;
-    for (uint32_t j = 0; j < dims; ++j) {
-      const double v = rows[r * dims + j];
-      s += v * v;
-    }
-    if (s != 0 && !(s > 0.99 && s < 1.01)) return false;
-  }
-  return true;
-}
-
-// An int8 row of a unit vector has scale = max|x| / 127 <= 1/127, which keeps every score finite
-// (|score| <= dims). Its norm is not checked: rounding may legitimately move it far from 1 when
-// thousands of small values round to zero.
-bool ScalesFitUnitRows(const std::vector<float>& scales) {
-  for (float s : scales) {
-    if (!(s >= 0.0f && s <= 1.0f / 127 * 1.0001f)) return false;
-  }
-  return true;
-}
+using index_internal::kMaxBlobBytes;
 
 void PutU64(uint8_t* p, uint64_t v) {
   for (int b = 0; b < 8; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
-}
-uint64_t GetU64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int b = 0; b < 8; ++b) v |= uint64_t{p[b]} << (8 * b);
-  return v;
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -65,9 +37,9 @@ schema::DType ToSchema(DType dtype) {
 
 }  // namespace
 
-Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* docs) const {
-  const uint64_t count = ids_.size();
-  const uint64_t data_bytes = count * dims_ * ElementSize(dtype_);
+Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* docs, IndexFileState* state) const {
+  const uint64_t count = size_;
+  const uint64_t data_bytes = count * row_bytes();
   if (count > UINT32_MAX || count * 8 > kMaxBlobBytes || data_bytes > kMaxBlobBytes) {
     return TooLarge("index of " + std::to_string(count) + " vectors is too large for one file");
   }
@@ -76,19 +48,18 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* d
     schema::Index::Builder root = message.initRoot<schema::Index>();
     root.setDims(dims_);
     capnp::Data::Builder ids = root.initIds(static_cast<unsigned>(count * 8));
-    for (size_t i = 0; i < count; ++i) PutU64(ids.begin() + 8 * i, ids_[i]);
     schema::Table::Builder table = root.initVectors();
     table.setDtype(ToSchema(dtype_));
     table.setRows(static_cast<uint32_t>(count));
     table.setDims(dims_);
     capnp::Data::Builder data = table.initData(static_cast<unsigned>(data_bytes));
-    if (data_bytes > 0) {
-      std::memcpy(data.begin(), dtype_ == DType::kF32 ? static_cast<const void*>(f32_.data()) : i8_.data(),
-                  data_bytes);
-    }
-    if (dtype_ == DType::kInt8) {
-      capnp::Data::Builder scales = table.initScales(static_cast<unsigned>(count * 4));
-      if (count > 0) std::memcpy(scales.begin(), scales_.data(), count * 4);
+    capnp::Data::Builder scales;
+    if (dtype_ == DType::kInt8) scales = table.initScales(static_cast<unsigned>(count * 4));
+    for (size_t c = 0; c < chunks_.size(); ++c) {  // chunk by chunk: the file holds one table
+      const size_t start = c * index_internal::kChunkRows, m = RowsIn(c);
+      for (size_t r = 0; r < m; ++r) PutU64(ids.begin() + 8 * (start + r), chunks_[c]->ids[r]);
+      std::memcpy(data.begin() + start * row_bytes(), chunks_[c]->data.get(), m * row_bytes());
+      if (dtype_ == DType::kInt8) std::memcpy(scales.begin() + start * 4, chunks_[c]->scales.get(), m * 4);
     }
     root.setModelName(capnp::Text::Reader(model_name_.data(), model_name_.size()));
     root.setModelChecksum(model_checksum_);
@@ -96,8 +67,17 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* d
     if (with_docs) WriteIndexDocs(*docs, root.initDocs());
     kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
     kj::ArrayPtr<const kj::byte> bytes = words.asBytes();
-    return container::Seal(container::Kind::kIndex, bytes.begin(), bytes.size(), zstd_level, out,
-                           with_docs ? container::kFlagIndexDocs : 0);
+    const size_t start = out->size();
+    SWE_RETURN_IF_ERROR(container::Seal(container::Kind::kIndex, bytes.begin(), bytes.size(), zstd_level, out,
+                                        with_docs ? container::kFlagIndexDocs : 0));
+    if (state) {
+      *state = IndexFileState();
+      state->base_size = state->valid_size = state->file_size = out->size() - start;
+      const uint8_t* header = out->data() + start;
+      std::memcpy(&state->base_checksum, header + 32, 4);
+      state->mark.assign(header, header + container::kHeaderSize);
+    }
+    return Status::Ok();
   } catch (const kj::Exception& e) {
     return Internal(std::string("writing the index message: ") + e.getDescription().cStr());
   } catch (const std::exception& e) {
@@ -106,13 +86,14 @@ Status Index::Save(std::vector<uint8_t>* out, int zstd_level, const IndexDocs* d
 }
 
 Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out, const ReadLimits& limits,
-                   IndexDocs* docs) {
+                   IndexDocs* docs, IndexFileState* state) {
   out->reset();
   if (docs) *docs = IndexDocs();
   container::Payload message;  // not zero-filled: the frame's bytes are checked before it is allocated
   uint32_t checksum = 0;
   uint32_t flags = 0;
-  SWE_RETURN_IF_ERROR(container::Open(data, size, container::Kind::kIndex, limits, &message, &checksum,
+  const uint64_t base_size = container::ContainerSize(data, size);  // the change log follows the base
+  SWE_RETURN_IF_ERROR(container::Open(data, base_size, container::Kind::kIndex, limits, &message, &checksum,
                                       container::kFlagIndexDocs, &flags));
   std::unique_ptr<Index> index;
   // Decodes and validates the message into `index` (a lambda: it may use Index's private parts).
@@ -154,33 +135,7 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
     if (scales.size() != (dtype == DType::kInt8 ? count * 4 : 0))
       return Corrupt("index: scales blob has the wrong size");
     index.reset(new Index(dims, dtype));
-    index->ids_.resize(count);
-    index->next_id_stale_ = true;  // computed on first use: loading stays one pass over the ids
-    index->slots_->position.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-      index->ids_[i] = GetU64(ids.begin() + 8 * i);
-      if (!index->slots_->position.emplace(index->ids_[i], i).second) {
-        return Corrupt("index: duplicate id " + std::to_string(index->ids_[i]));
-      }
-    }
-    if (dtype == DType::kF32) {
-      index->f32_.resize(count * dims);
-      if (count > 0) std::memcpy(index->f32_.data(), values.begin(), values.size());
-      if (!AllFinite(index->f32_.data(), index->f32_.size()))
-        return Corrupt("index: non-finite vector value");
-      if (!RowsAreUnit(index->f32_.data(), count, dims)) return Corrupt("index: a stored vector is not unit length");
-    } else {
-      index->i8_.resize(count * dims);
-      index->scales_.resize(count);
-      if (count > 0) {
-        std::memcpy(index->i8_.data(), values.begin(), values.size());
-        std::memcpy(index->scales_.data(), scales.begin(), scales.size());
-      }
-      if (!ScalesFitUnitRows(index->scales_)) return Corrupt("index: a scale is negative, non-finite or too large");
-      // The scan kernels take [-127, 127] (simd/kernels.h); the writer never stores -128.
-      if (count > 0 && std::memchr(index->i8_.data(), 0x80, index->i8_.size()) != nullptr)
-        return Corrupt("index: an int8 vector value is -128 (int8 vectors hold -127..127)");
-    }
+    SWE_RETURN_IF_ERROR(index->FillFromBlobs(ids.begin(), values.begin(), scales.begin(), count));
     const capnp::Text::Reader name = root.getModelName();
     index->model_name_.assign(name.begin(), name.size());
     index->model_checksum_ = root.getModelChecksum();
@@ -204,8 +159,15 @@ Status Index::Load(const uint8_t* data, size_t size, std::unique_ptr<Index>* out
   } catch (const std::exception& e) {
     status = Corrupt(std::string("index: ") + e.what());
   }
-  if (status.ok()) *out = std::move(index);
-  return status;
+  if (!status.ok()) return status;
+  IndexFileState at;
+  at.base_size = at.valid_size = at.file_size = base_size;
+  at.base_checksum = checksum;
+  at.mark.assign(data, data + container::kHeaderSize);
+  SWE_RETURN_IF_ERROR(ApplyIndexLog(data + base_size, size - base_size, limits, index.get(), docs, &at));
+  if (state) *state = std::move(at);
+  *out = std::move(index);
+  return Status::Ok();
 }
 
 }  // namespace swe

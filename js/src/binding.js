@@ -54,6 +54,7 @@ export const FUNCTIONS = {
   swe_index_set_model: 'status(ptr, ptr)',
   swe_index_check_model: 'status(ptr, ptr)',
   swe_index_save_to_bytes: 'status(ptr, ptr, ptr)',
+  swe_index_save_changes: 'status(ptr, ptr, ptr, ptr)',
   swe_vectors_rank: 'status(ptr, ptr, size, u32, size, ptr, ptr, ptr, ptr)',
   swe_vectors_near_duplicates: 'status(ptr, size, u32, f64, ptr, ptr, ptr)',
   swe_vectors_kmeans: 'status(ptr, size, u32, u32, ptr, ptr, ptr, ptr, ptr)',
@@ -924,6 +925,21 @@ export class Binding {
       this.check(this.c.swe_index_save_to_bytes(index, p, p + word), 'save');
       return [this.word64(p), this.word64(p + word)];
     });
+    return this.takeBytes(ptr, size);
+  }
+
+  /** swe_index_save_changes: { offset, bytes } to write at offset of the index's file (cut there). */
+  indexSaveChanges(index) {
+    const word = this.word;
+    const [ptr, size, offset] = this.withScratch(2 * word + kU64, (p) => {
+      this.check(this.c.swe_index_save_changes(index, p, p + word, p + 2 * word), 'saveChanges');
+      return [this.word64(p), this.word64(p + word), this.view(BigUint64Array, p + 2 * word, 1)[0]];
+    });
+    return { offset: Number(offset), bytes: this.takeBytes(ptr, size) };
+  }
+
+  // A copy of the `size` bytes the library allocated at `ptr`, which is freed.
+  takeBytes(ptr, size) {
     try {
       return this.mem.read(ptr, size);
     } finally {

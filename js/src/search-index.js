@@ -171,6 +171,15 @@ export class Index {
   /** The index as bytes of a .swi file (model.loadIndex() reads them back). */
   save() { return this.#binding.indexSave(this.#index.ptr); }
 
+  /**
+   * The changes since this index was loaded from bytes (or last saveChanges()), as { offset, bytes }:
+   * write `bytes` at byte `offset` of that file and end the file there. Usually one change record after
+   * its last (the cost of the changes, not of the index: docs/FORMAT.md, "Index change log"); offset 0
+   * and the whole index when the index was created rather than loaded, or its records would pass half
+   * the file. A record belongs to its file: written after another, readers ignore it.
+   */
+  saveChanges() { return this.#binding.indexSaveChanges(this.#index.ptr); }
+
   /** Frees the index's memory. Further use throws; calling it again does nothing. */
   dispose() { this.#index.dispose(); }
 
@@ -185,7 +194,7 @@ export class Index {
     const parts = this.#binding.indexGetDoc(this.#index.ptr, entry);
     if (parts === null) return null;
     const [id, text, metadata] = parts;
-    return metadata === '' ? { id, text } : { id, text, metadata: JSON.parse(metadata) };
+    return metadata === '' ? { id, text } : { id, text, ...storedMetadata(metadata) };
   }
 
   // What search() and ids() show for an entry: its document when it has one, else its integer id.
@@ -196,6 +205,7 @@ export class Index {
     if (doc === null) return hit;
     hit.text = doc.text;
     if ('metadata' in doc) hit.metadata = doc.metadata;
+    if ('metadataError' in doc) hit.metadataError = doc.metadataError;
     return hit;
   }
 
@@ -216,6 +226,40 @@ export class Index {
     }
     return Number(id);
   }
+}
+
+// { metadata } from a document's stored JSON, or { metadataError } when it is not JSON within 128 levels
+// (which no writer stores: a file made some other way), as the CLI, swe serve and Python show it.
+function storedMetadata(text) {
+  let problem = 'JSON nested deeper than 128 levels';
+  if (jsonDepthWithin(text, 128)) {
+    try {
+      return { metadata: JSON.parse(text) };
+    } catch {
+      problem = 'not JSON';
+    }
+  }
+  return { metadataError: `the stored metadata cannot be shown: ${problem}` };
+}
+
+// Whether `text` opens at most `limit` arrays or objects inside one another (brackets in strings aside).
+function jsonDepthWithin(text, limit) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; ++i) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') ++i;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === '[' || c === '{') {
+      if (++depth > limit) return false;
+    } else if (c === ']' || c === '}') {
+      --depth;
+    }
+  }
+  return true;
 }
 
 // options.ids: true for "bigint", false for "number" (the default).

@@ -2,12 +2,12 @@
 // removing, searching one query or many, errors, and files that round-trip with the native CLI.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { SweError, loadModel } from '../src/index.js';
-import { fixtureModels, nativeCli, tempDir } from './helpers.js';
+import { fixtureModels, nativeCli, repoRoot, tempDir } from './helpers.js';
 
 const models = fixtureModels();
 const docs = [
@@ -126,6 +126,64 @@ test('documents: save and load round-trip in JS and with the native CLI', async 
   assert.deepEqual(a.map((h) => h.id), b.map((h) => h.id));
   for (let i = 0; i < a.length; ++i) assert.ok(Math.abs(a[i].score - b[i].score) < 1e-6);
   native.dispose();
+  index.dispose();
+  model.dispose();
+});
+
+// index.saveChanges(): the bytes to write at an offset of the file the index was loaded from, one
+// change record at its end (the CLI then reads both changes), or the whole index for a new one.
+test('documents: saveChanges appends a record the CLI reads, and the CLI appends records JS reads', async () => {
+  const model = await loadModel(models.f32);
+  const dir = tempDir();
+  const file = join(dir, 'log.swi');
+  const cli = (...args) => execFileSync(nativeCli(), args, { encoding: 'utf8' });
+  const created = model.createIndex();
+  created.addDocs(docs.slice(0, 2));
+  const first = created.saveChanges();
+  assert.equal(first.offset, 0);  // created, not loaded: the whole index
+  writeFileSync(file, first.bytes);
+  created.dispose();
+
+  // The CLI appends its change; JS loads both and appends its own.
+  const jsonl = join(dir, 'more.jsonl');
+  writeFileSync(jsonl, JSON.stringify(docs[2]) + '\n');
+  cli('index', 'add', models.f32, file, '--docs', jsonl);
+  const before = readFileSync(file);
+  const index = model.loadIndex(before);
+  assert.deepEqual(index.ids(), ['guitar', 'onion', 'dog']);
+  assert.deepEqual(index.saveChanges(), { offset: before.length, bytes: new Uint8Array(0) });  // nothing yet
+  index.addDocs([docs[3]]);
+  index.remove('onion');
+  const { offset, bytes } = index.saveChanges();
+  assert.equal(offset, before.length);
+  assert.ok(bytes.length > 0 && bytes.length < 2048, `${bytes.length} bytes for two changes`);
+  const fd = openSync(file, 'r+');
+  writeSync(fd, bytes, 0, bytes.length, offset);
+  closeSync(fd);
+  assert.deepEqual(cli('index', 'ids', file).trim().split('\n').sort(), ['dog', 'guitar', 'stocks']);
+  assert.deepEqual(JSON.parse(cli('index', 'get', file, 'stocks')), { id: 'stocks', text: docs[3].text });
+
+  // A record written after another file's bytes is not that file's: readers ignore it.
+  const other = model.createIndex();
+  other.addDocs([docs[1]]);
+  const foreign = new Uint8Array([...other.save(), ...bytes]);
+  assert.deepEqual(model.loadIndex(foreign).ids(), ['onion']);
+  other.dispose();
+  index.dispose();
+  model.dispose();
+});
+
+// Stored metadata that is not JSON within 128 levels (tests/fixtures/stored-metadata.swi, written by core
+// as no swe writer would) is shown as the CLI and swe serve show it: the document without it, and why.
+test('documents: stored metadata that cannot be shown is said so, the rest of the document kept', async () => {
+  const model = await loadModel(models.f32);
+  const index = model.loadIndex(readFileSync(join(repoRoot, 'tests/fixtures/stored-metadata.swi')));
+  assert.deepEqual(index.get('deep'), { id: 'deep', text: 'text of deep',
+                                        metadataError: 'the stored metadata cannot be shown: JSON nested deeper than 128 levels' });
+  assert.deepEqual(index.get('bad'), { id: 'bad', text: 'text of bad', metadataError: 'the stored metadata cannot be shown: not JSON' });
+  assert.deepEqual(index.get('fine'), { id: 'fine', text: 'text of fine', metadata: { k: 1 } });
+  const hits = index.search(new Float32Array([0.1, 0.2, 1, 0]), 3);
+  assert.deepEqual(hits.map((h) => [h.id, 'metadataError' in h, 'metadata' in h]), [['fine', false, true], ['bad', true, false], ['deep', true, false]]);
   index.dispose();
   model.dispose();
 });

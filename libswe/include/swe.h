@@ -14,12 +14,18 @@
  *   - Nothing throws, aborts or prints; allocation failure is SWE_ERR_OUT_OF_MEMORY.
  *   - Thread safety: a loaded `swe_model` is immutable and may be used from any number of threads at
  *     once. An `swe_index` may be used from any number of threads at once by every call but
- *     swe_index_free(): the calls that read it (search, get, find, save, ...) run side by side, and a
- *     call that changes it (swe_index_add, _add_docs, _remove, _set_model) runs alone, waiting for the
- *     calls in progress, so every call sees the index before or after each change, never during one.
- *     The library holds that lock; callers need none. swe_index_free() must be the last call on an
- *     index, with no other in progress. An `swe_encoder` serves one thread at a time. The swe_vectors_*
- *     functions keep no state. (Tested under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
+ *     swe_index_free(), and a search never waits for a change: a call that reads the index (search,
+ *     get, find, contains, save to bytes, ...) reads the version the last change published (an atomic
+ *     load of a pointer), while a call that changes it (swe_index_add, _add_docs, _remove, _reserve,
+ *     _set_model, _refresh_from_file) waits for the change or save before it, edits the index's next
+ *     version (which shares all it does not change with the published one: a change costs what it
+ *     changes, not the index) and publishes it when done. So every call sees the index before or after
+ *     each change, never during one. Saves to a file (swe_index_save_to_file, _compact_to_file,
+ *     _save_changes) run one at a time with the changes, beside searches. The first approximate
+ *     search of an index codes its rows, as a change. The library does all of this; callers need no
+ *     lock. swe_index_free() must be the last call on an index, with no other in progress. An
+ *     `swe_encoder` serves one thread at a time. The swe_vectors_* functions keep no state. (Tested
+ *     under ThreadSanitizer: tests/libswe/c_api_threads_test.cpp.)
  *   - Per-thread state: the swe_model_* encode calls reuse, in each thread until it exits, an encoder
  *     for the model and dims it used last (a few KB; it serves texts of up to 4 KB, longer ones get an
  *     encoder of their own for the call), because building one per call cost a short text about a
@@ -305,8 +311,9 @@ typedef struct swe_index swe_index;
 /* A new empty index of `dims`-dimensional vectors stored as SWE_DTYPE_F32 or SWE_DTYPE_INT8. */
 SWE_API swe_status swe_index_create(uint32_t dims, int32_t dtype, swe_index ** out);
 
-/* Reads an index from bytes written by swe_index_save_to_bytes() (validated like a model file).
- * `params` may be NULL for the defaults. */
+/* Reads an index from bytes written by swe_index_save_to_bytes(), or an index file with the change
+ * records later saves appended (docs/FORMAT.md, "Index change log": validated like a model file; a
+ * torn last record, left by an interrupted save, is ignored). `params` may be NULL for the defaults. */
 SWE_API swe_status swe_index_load_from_bytes(const uint8_t * data, size_t size, const swe_load_params * params,
                                              swe_index ** out);
 
@@ -332,6 +339,12 @@ SWE_API int32_t swe_index_get_dtype(const swe_index * index);
  * remove it first). Rejects non-finite values. All or nothing: on failure no entry was added or
  * replaced (short of running out of memory midway). */
 SWE_API swe_status swe_index_add(swe_index * index, const uint64_t * ids, const float * vectors, size_t n);
+
+/* Makes room for `more` entries beyond the index's size. SWE_ERR_TOO_LARGE, with nothing changed, when
+ * one index file could not hold them (its vectors are one table of at most 512 MiB: 524,287 f32
+ * entries of 256 dims, four times as many int8): a caller that knows how many entries come fails
+ * before encoding them. Adding refuses an entry past that limit anyway. */
+SWE_API swe_status swe_index_reserve(swe_index * index, size_t more);
 
 /* Removes the entry `id` (SWE_ERR_NOT_FOUND when absent). */
 SWE_API swe_status swe_index_remove(swe_index * index, uint64_t id);
@@ -422,15 +435,45 @@ SWE_API swe_status swe_index_set_model(swe_index * index, const swe_model * mode
  * SWE_ERR_INVALID_ARGUMENT with a message naming both otherwise. */
 SWE_API swe_status swe_index_check_model(const swe_index * index, const swe_model * model);
 
-/* Serialises the index into a new buffer: *out_data (free it with swe_free_bytes()) of *out_size bytes. */
+/* Serialises the whole index into a new buffer: *out_data (free it with swe_free_bytes()) of *out_size
+ * bytes, a file with no change records. */
 SWE_API swe_status swe_index_save_to_bytes(const swe_index * index, uint8_t ** out_data, size_t * out_size);
 
-/* Writes the index to the file at `path`, replacing it atomically and durably: a unique temporary file
- * in the same directory (created exclusively, never through a link), fsynced and renamed over `path`,
- * then the directory fsynced; an existing file's mode is kept, and when `path` is a symbolic link the
- * file it points to is replaced. A read-modify-write (load, add, save) by several processes must hold
- * an advisory lock (flock) on the file across it, as `swe index add` does. */
-SWE_API swe_status swe_index_save_to_file(const swe_index * index, const char * path);
+/* Saves the index to the file at `path`, durably. When `path` is the file the index was loaded from
+ * or last saved to, and still holds what the index read or wrote there, the changes made since are
+ * appended as one change record (docs/FORMAT.md, "Index change log": the cost of the changes, not of
+ * the index; a torn record an interrupted save left is cut first) and the file fsynced. Otherwise, and
+ * when the records would pass half of the rest of the file, the whole index is written as
+ * swe_index_compact_to_file() writes it. A read-modify-write (load, add, save) by several processes must
+ * hold an advisory lock (flock) on the file across it, as `swe index add` does; a save from a copy that
+ * is no longer the file's (another writer appended or replaced it since) writes the whole index over
+ * their changes. */
+SWE_API swe_status swe_index_save_to_file(swe_index * index, const char * path);
+
+/* Writes the whole index to the file at `path` with no change records (`swe index compact`), replacing
+ * it atomically and durably: a unique temporary file in the same directory (created exclusively, never
+ * through a link), fsynced and renamed over `path`, then the directory fsynced; an existing file's mode
+ * is kept, and its owner where the process may set it, and when `path` is a symbolic link the file it
+ * points to is replaced. */
+SWE_API swe_status swe_index_compact_to_file(swe_index * index, const char * path);
+
+/* Brings the index up to date with the file at `path` that it was loaded from or last saved to: applies
+ * the change records other writers appended since (the cost of those records), or reads the file whole
+ * when another writer replaced it. *out_changed (may be NULL) is set to 1 when the index changed, else 0.
+ * SWE_ERR_INVALID_ARGUMENT when the index has changes it has not saved. A writer beside others calls it
+ * under the file's lock, before its change (as `swe serve` does). */
+SWE_API swe_status swe_index_refresh_from_file(swe_index * index, const char * path, const swe_load_params * params,
+                                               int32_t * out_changed);
+
+/* For callers that write the file themselves (the npm package): the bytes that bring the file the index
+ * was loaded from (with swe_index_load_from_bytes()) or last saved to up to date: *out_data (free it with
+ * swe_free_bytes()) of *out_size bytes to write at byte *out_offset of that file, which then ends there.
+ * Usually one change record at the file's end (nothing when nothing changed); *out_offset 0 and the whole
+ * index when the index was created rather than loaded, or its records would pass half the file. The
+ * index then counts these bytes as written. A record belongs to its file (docs/FORMAT.md): written
+ * after another, readers ignore it. */
+SWE_API swe_status swe_index_save_changes(swe_index * index, uint8_t ** out_data, size_t * out_size,
+                                          uint64_t * out_offset);
 
 /* ---- vectors: ranking, near-duplicate groups and k-means -------------------------------------- */
 

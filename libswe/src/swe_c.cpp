@@ -115,10 +115,12 @@ ReadLimits ToReadLimits(const swe_load_params* params) {
   return limits;
 }
 
-swe_status ReadSweStream(const char* path, const swe_load_params* params, std::vector<uint8_t>* out) {
+swe_status ReadSweStream(const char* path, const swe_load_params* params, std::vector<uint8_t>* out,
+                         uint64_t max_file_bytes, util::FileId* id) {
   std::string error;
-  const uint64_t max_bytes = std::min<uint64_t>(MaxFileBytes(ToReadLimits(params)), SIZE_MAX);
-  switch (util::ReadFileBounded(path, kFileMagic, static_cast<size_t>(max_bytes), out, &error)) {
+  if (max_file_bytes == 0) max_file_bytes = MaxFileBytes(ToReadLimits(params));
+  const uint64_t max_bytes = std::min<uint64_t>(max_file_bytes, SIZE_MAX);
+  switch (util::ReadFileBounded(path, kFileMagic, static_cast<size_t>(max_bytes), out, &error, id)) {
     case util::BoundedRead::kDone:
       return SWE_OK;
     case util::BoundedRead::kBadMagic:

@@ -1,6 +1,6 @@
 // The C API (libswe/include/swe.h) over core: batch search with a score floor, and the documents
-// (string ids, texts, metadata) that an index keeps beside its vectors. Each call holds the index's
-// lock (index_lock.h), as in swe_c_index.cpp.
+// (string ids, texts, metadata) that an index keeps beside its vectors. Calls read the published
+// version or are a Change (index_version.h), as in swe_c_index.cpp.
 #include <cmath>
 #include <string>
 #include <unordered_set>
@@ -25,19 +25,19 @@ bool IsZero(const float* x, uint32_t dims) {
   return true;
 }
 
-swe_status CheckQueryDims(const swe_index& index, uint32_t query_dims) {
-  if (query_dims == index.index->dims()) return SWE_OK;
+swe_status CheckQueryDims(const IndexVersion& index, uint32_t query_dims) {
+  if (query_dims == index.index.dims()) return SWE_OK;
   return Fail(SWE_ERR_INVALID_ARGUMENT, "query has " + std::to_string(query_dims) + " dimensions, the index " +
-                                            std::to_string(index.index->dims()));
+                                            std::to_string(index.index.dims()));
 }
 
-swe_status SearchOne(const swe_index& index, const float* query, size_t k, float min_score, size_t candidates,
+swe_status SearchOne(const IndexVersion& index, const float* query, size_t k, float min_score, size_t candidates,
                      uint64_t* out_ids, float* out_scores, size_t* out_n) {
   *out_n = 0;
-  if (k == 0 || IsZero(query, index.index->dims())) return SWE_OK;  // a text with no known word is similar to nothing
+  if (k == 0 || IsZero(query, index.index.dims())) return SWE_OK;  // a text with no known word is similar to nothing
   std::vector<swe::SearchHit> hits;
-  swe_status s = FromStatus(candidates == 0 ? index.index->Search(query, k, &hits)
-                                            : index.index->SearchBinary(query, k, candidates, &hits));
+  swe_status s = FromStatus(candidates == 0 ? index.index.Search(query, k, &hits)
+                                            : index.index.SearchBinary(query, k, candidates, &hits));
   if (s != SWE_OK) return s;
   size_t n = 0;
   for (size_t i = 0; i < hits.size() && n < k && hits[i].score >= min_score; ++i, ++n) {
@@ -96,10 +96,11 @@ swe_status swe_index_search_batch(const swe_index* index, const float* queries, 
     SWE_CHECK_ARG(!std::isnan(min_score), "swe_index_search_batch: min_score is NaN");
     size_t candidates = 0;
     swe_status s = swe::capi::CheckSearchParams(params, k, &candidates);
-    if (s == SWE_OK) s = swe::capi::CheckQueryDims(*index, query_dims);
-    auto reading = index->lock.Read();  // one view of the index for the whole batch
+    if (s != SWE_OK) return s;
+    const auto version = swe::capi::ReadForSearch(*index, candidates);  // one version for the whole batch
+    s = swe::capi::CheckQueryDims(*version, query_dims);
     for (size_t q = 0; q < n_queries && s == SWE_OK; ++q) {
-      s = swe::capi::SearchOne(*index, queries + q * query_dims, k, min_score, candidates, out_ids + q * k,
+      s = swe::capi::SearchOne(*version, queries + q * query_dims, k, min_score, candidates, out_ids + q * k,
                                out_scores + q * k, &out_counts[q]);
     }
     return s;
@@ -109,8 +110,7 @@ swe_status swe_index_search_batch(const swe_index* index, const float* queries, 
 swe_status swe_index_get_ids(const swe_index* index, uint64_t* out_ids, size_t capacity, size_t* out_n) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && out_n, "swe_index_get_ids: NULL index or count");
-    auto reading = index->lock.Read();
-    const std::vector<uint64_t>& ids = index->index->ids();
+    const std::vector<uint64_t> ids = swe::capi::Read(*index)->index.ids();
     *out_n = ids.size();
     if (out_ids == nullptr) return SWE_OK;
     if (capacity < ids.size()) {
@@ -126,12 +126,18 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index != nullptr, "swe_index_add_docs: index is NULL");
     SWE_CHECK_ARG(n == 0 || (docs && vectors), "swe_index_add_docs: NULL docs or vectors");
-    auto writing = index->lock.Write();
+    swe::capi::Change change(*index);
     // Every document is checked and given its entry before any goes in: a batch is added whole or not at all.
     uint64_t next = index->index->NextId();  // the entry id a new document gets
     std::unordered_set<std::string_view> seen;
     std::vector<uint64_t> entries(n);
     const uint32_t dims = index->index->dims();
+    const bool journaled = index->has_file && index->journal_complete;
+    // Should memory run out midway, the documents added before stay, journaled as they went in.
+    struct Finish {
+      swe_index& index;
+      ~Finish() { swe::capi::AfterChange(index); }
+    } finish{*index};
     for (size_t i = 0; i < n; ++i) {
       if (swe_status s = CheckDoc(docs[i], i); s != SWE_OK) return s;
       std::string_view id(docs[i].id.data, docs[i].id.size);
@@ -141,10 +147,11 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
         if (!std::isfinite(vectors[i * dims + j])) return Fail(SWE_ERR_INVALID_ARGUMENT, "document " + std::to_string(i) + ": non-finite vector value");
       }
       if (!index->docs.Find(id, &entries[i])) {
-        if (next == 0 && !index->index->ids().empty()) return Fail(SWE_ERR_TOO_LARGE, "no entry id left");
+        if (next == 0 && index->index->size() > 0) return Fail(SWE_ERR_TOO_LARGE, "no entry id left");
         entries[i] = next++;
       }
     }
+    if (journaled && n > 0) index->journal.BeginPuts(true);
     for (size_t i = 0; i < n; ++i) {
       swe::IndexDoc doc{std::string(docs[i].id.data, docs[i].id.size),
                         std::string(swe::capi::View(docs[i].text.data, docs[i].text.size)),
@@ -156,6 +163,7 @@ swe_status swe_index_add_docs(swe_index* index, const swe_doc* docs, const float
         if (!index->index->Contains(entries[i])) index->docs.Erase(entries[i]);
         return s;
       }
+      if (journaled) index->journal.Put(*index->index, entries[i], index->docs.Get(entries[i]));
     }
     return SWE_OK;
   });
@@ -166,8 +174,7 @@ swe_status swe_index_find_doc(const swe_index* index, const char* id, size_t id_
     SWE_CHECK_ARG(index && out_entry, "swe_index_find_doc: NULL index or output");
     SWE_CHECK_ARG(swe::capi::ValidText(id, id_size), "swe_index_find_doc: id is NULL");
     std::string_view key = swe::capi::View(id, id_size);
-    auto reading = index->lock.Read();
-    if (!index->docs.Find(key, out_entry)) return Fail(SWE_ERR_NOT_FOUND, "no document with id '" + std::string(key) + "'");
+    if (!swe::capi::Read(*index)->docs.Find(key, out_entry)) return Fail(SWE_ERR_NOT_FOUND, "no document with id '" + std::string(key) + "'");
     return SWE_OK;
   });
 }
@@ -175,11 +182,11 @@ swe_status swe_index_find_doc(const swe_index* index, const char* id, size_t id_
 swe_status swe_index_get_doc(const swe_index* index, uint64_t entry, swe_doc* out) {
   return Guard([&]() -> swe_status {
     SWE_CHECK_ARG(index && out, "swe_index_get_doc: NULL index or output");
-    // A copy for this thread (swe.h): another thread may change the index once the lock is released.
+    // A copy for this thread (swe.h): the version read may be gone once another thread changes the index.
     thread_local swe::IndexDoc copy;
     {
-      auto reading = index->lock.Read();
-      const swe::IndexDoc* doc = index->docs.Get(entry);
+      const auto version = swe::capi::Read(*index);
+      const swe::IndexDoc* doc = version->docs.Get(entry);
       if (!doc) return Fail(SWE_ERR_NOT_FOUND, "entry " + std::to_string(entry) + " has no document");
       copy.id.assign(doc->id);
       copy.text.assign(doc->text);
@@ -191,9 +198,7 @@ swe_status swe_index_get_doc(const swe_index* index, uint64_t entry, swe_doc* ou
 }
 
 size_t swe_index_get_doc_count(const swe_index* index) {
-  if (!index) return 0;
-  auto reading = index->lock.Read();
-  return index->docs.size();
+  return index ? swe::capi::Read(*index)->docs.size() : 0;
 }
 
 }  // extern "C"

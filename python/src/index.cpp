@@ -57,7 +57,7 @@ py::bytes SaveBytes(const Index& self) {
   return out;
 }
 
-void SaveFile(const Index& self, const std::string& path) {
+void SaveFile(Index& self, const std::string& path) {
   CheckWithoutGil([&] { return swe_index_save_to_file(self.index, path.c_str()); });
 }
 

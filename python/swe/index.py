@@ -54,7 +54,9 @@ class Index:
         return cls(model, _handle=handle)
 
     def save(self, path: Union[None, str, "os.PathLike[str]"] = None) -> Optional[bytes]:
-        """Writes the index to `path` (replacing the file atomically), or returns its bytes."""
+        """Writes the index to `path`, or returns its bytes (a whole file). To the file it was loaded
+        from or last saved to, the changes since are appended as one record (docs/FORMAT.md, "Index
+        change log"); otherwise the file is replaced atomically with the whole index."""
         if path is None:
             return self._handle.save_bytes()
         self._handle.save_file(os.fsdecode(path))
@@ -186,7 +188,7 @@ class Index:
             return None
         out = {"id": doc[0], "text": doc[1]}
         if doc[2]:
-            out["metadata"] = json.loads(doc[2])
+            out.update(_stored_metadata(doc[2]))
         return out
 
     def _hit(self, entry: int, score: Optional[float] = None) -> Hit:
@@ -196,7 +198,38 @@ class Index:
             hit["score"] = score
         if doc is not None:
             hit["text"] = doc["text"]
-            if "metadata" in doc:
-                hit["metadata"] = doc["metadata"]
+            for key in ("metadata", "metadata_error"):
+                if key in doc:
+                    hit[key] = doc[key]
         return hit
 
+
+_MAX_JSON_DEPTH = 128  # as every writer checks metadata (swe.h): deeper was not written by swe
+
+
+def _json_depth_within(text: str, limit: int) -> bool:
+    depth, in_string, escaped = 0, False, False
+    for c in text:
+        if in_string:
+            escaped, in_string = (not escaped and c == "\\"), in_string and (escaped or c != '"')
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif c in "]}":
+            depth -= 1
+    return True
+
+
+def _stored_metadata(text: str) -> Dict[str, Any]:
+    """{"metadata": value}, or {"metadata_error": why} for stored metadata that is not JSON within 128
+    levels (not written by swe: a file made some other way), as the CLI and swe serve show it."""
+    problem = "JSON nested deeper than 128 levels"
+    if _json_depth_within(text, _MAX_JSON_DEPTH):
+        try:
+            return {"metadata": json.loads(text)}
+        except ValueError:
+            problem = "not JSON"
+    return {"metadata_error": "the stored metadata cannot be shown: " + problem}

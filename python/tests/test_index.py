@@ -206,3 +206,28 @@ def test_searching_threads_while_other_threads_add_and_remove(model, sentences):
     removed = len(range(150, len(sentences), 3))
     assert not failures and len(index) == 100 + 1 + 10 + len(sentences) - 100 - removed
     assert [index.get(f"doc-{d}")["text"] for d in range(10)] == [sentences[i] for i in range(len(sentences) - 10, len(sentences))]
+
+
+def test_stored_metadata_that_cannot_be_shown_is_said_so():
+    # tests/fixtures/stored-metadata.swi: metadata 200 levels deep, not JSON, and {"k": 1}, written by core
+    # as no swe writer would; shown as the swe program, swe serve and the npm package show it.
+    index = swe.Index.load(ROOT / "tests/fixtures/stored-metadata.swi")
+    assert index.get("deep") == {"id": "deep", "text": "text of deep",
+                                 "metadata_error": "the stored metadata cannot be shown: JSON nested deeper than 128 levels"}
+    assert index.get("bad")["metadata_error"] == "the stored metadata cannot be shown: not JSON"
+    assert index.get("fine") == {"id": "fine", "text": "text of fine", "metadata": {"k": 1}}
+    hits = index.search(np.array([0.1, 0.2, 1, 0], dtype=np.float32), 3)
+    assert [(h["id"], "metadata_error" in h) for h in hits] == [("fine", False), ("bad", True), ("deep", True)]
+
+
+def test_saves_append_their_changes_to_the_file(model, tmp_path):
+    # A save to the file the index came from appends one change record (docs/FORMAT.md): the file grows
+    # by the change, and loads with it.
+    path = tmp_path / "log.swi"
+    build(model).save(path)
+    before = path.stat().st_size
+    index = swe.Index.load(path, model)
+    index.add(["new"], ["a new document about cats"])
+    index.save(path)
+    assert 0 < path.stat().st_size - before < 2048
+    assert swe.Index.load(path, model).get("new")["text"] == "a new document about cats"

@@ -3,8 +3,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <map>
 #include <string>
 
@@ -174,6 +177,8 @@ TEST_F(CliTest, IndexKeepsItsDocuments) {
       {"{\"text\": \"a\", \"title\": \"x\"}\n", "unknown key \"title\""},
       {"{\"id\": \"a\"}\n", "no \"text\""},
       {"[1]\n", "not a JSON object"},
+      {"{\"text\": \"\\ud800\"}\n", "not valid JSON at column 17: syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"},
+      {"{\"text\": \"a\", }\n", "not valid JSON at column"},
       {"{\"text\": \"a\", \"id\": \"x\"}\n{\"text\": \"b\", \"id\": \"x\"}\n", "used twice"},
       {"{\"text\": \"a\", \"id\": 1.5}\n", "\"id\""},
   };
@@ -183,6 +188,76 @@ TEST_F(CliTest, IndexKeepsItsDocuments) {
     ExpectOneLineError(b, 1, needle);
     EXPECT_NE(b.err.find("bad.jsonl:"), std::string::npos) << b.err;
   }
+}
+
+// add and remove append their changes to the index file (the same file, a few hundred bytes more);
+// compact rewrites it whole, smaller, with the same documents.
+TEST_F(CliTest, IndexChangesAreAppendedAndCompacted) {
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("docs.txt"), "-o", P("log.swi")}).code, 0);
+  struct stat built;
+  ASSERT_EQ(stat(P("log.swi").c_str(), &built), 0);
+  WriteFile(*dir_ / "one.jsonl", "{\"id\": \"new\", \"text\": \"a cat sat on a mat\"}\n");
+  Result r = Run({"index", "add", P("model.swe"), P("log.swi"), "--docs", P("one.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(Run({"index", "remove", P("log.swi"), "2"}).code, 0);
+  struct stat changed;
+  ASSERT_EQ(stat(P("log.swi").c_str(), &changed), 0);
+  EXPECT_EQ(changed.st_ino, built.st_ino);  // appended to, not replaced
+  EXPECT_GT(changed.st_size, built.st_size);
+  EXPECT_LT(changed.st_size - built.st_size, 1024);
+  std::vector<std::string> ids = Lines(Run({"index", "ids", P("log.swi")}).out);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"1", "4", "5", "new"}));
+  r = Run({"index", "compact", P("log.swi")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  struct stat compacted;
+  ASSERT_EQ(stat(P("log.swi").c_str(), &compacted), 0);
+  EXPECT_NE(compacted.st_ino, built.st_ino);
+  EXPECT_LT(compacted.st_size, changed.st_size);
+  std::vector<std::string> after = Lines(Run({"index", "ids", P("log.swi")}).out);
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, ids);
+  EXPECT_EQ(json::parse(Run({"index", "get", P("log.swi"), "new"}).out)["text"], "a cat sat on a mat");
+  ExpectOneLineError(Run({"index", "compact", P("nope.swi")}), 1, "nope.swi");
+  ExpectOneLineError(Run({"index", "compact"}), 2, "expected INDEX");
+}
+
+// Texts in the tab-separated output of `index query` and `search` are escaped as `index ids` escapes ids:
+// a newline in a text once printed fake hit lines, and escape sequences reached the terminal.
+TEST_F(CliTest, QueryOutputEscapesTexts) {
+  WriteFile(*dir_ / "nasty.jsonl",
+            "{\"id\": \"n\", \"text\": \"a cat\\n2\\t0.9999\\tfake hit\\u001b[31m red\\\\x\"}\n"
+            "{\"id\": \"m\", \"text\": \"a dog\"}\n");
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("nasty.jsonl"), "-o", P("nasty.swi")}).code, 0);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"index", "query", P("model.swe"), P("nasty.swi"), "-k", "2", "cat"},
+        std::vector<std::string>{"search", P("model.swe"), "--index", P("nasty.swi"), "-k", "2", "cat"}}) {
+    Result r = Run(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<std::string> lines = Lines(r.out);
+    ASSERT_EQ(lines.size(), 3u) << r.out;  // "> cat" and two hits
+    EXPECT_EQ(lines[1].substr(lines[1].rfind('\t') + 1), "a cat\\n2\\t0.9999\\tfake hit\\x1b[31m red\\\\x");
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  }
+  Result q = Run({"search", P("model.swe"), "--index", P("nasty.swi"), "a\tcat\x1b"});
+  EXPECT_EQ(Lines(q.out).at(0), "> a\\tcat\\x1b");
+}
+
+// `swe index lock INDEX -- COMMAND` holds the lock the writers take while COMMAND runs (a Node program
+// saving changes), and exits with its status.
+TEST_F(CliTest, IndexLockHoldsTheWritersLockForACommand) {
+  ASSERT_EQ(Run({"index", "build", P("model.swe"), "--docs", P("docs.txt"), "-o", P("locked.swi")}).code, 0);
+  EXPECT_EQ(Run({"index", "lock", P("locked.swi"), "--", "sh", "-c", "exit 3"}).code, 3);
+  EXPECT_EQ(Run({"index", "lock", P("locked.swi"), "--", "/nonexistent/program"}).code, 127);
+  ExpectOneLineError(Run({"index", "lock", P("locked.swi")}), 2, "COMMAND");
+  std::thread holder([&] { Run({"index", "lock", P("locked.swi"), "--", "sleep", "1"}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  Result r = Run({"index", "remove", P("locked.swi"), "2"});
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  holder.join();
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_GT(waited, 0.5) << "remove did not wait for the lock";
 }
 
 // An index written before documents existed: vectors with line-number ids only.

@@ -2,15 +2,19 @@
 // once, links and modes of an index file, endless input (/dev/zero), invalid UTF-8 in documents, and
 // ids with control characters.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_fixture.h"
+#include "test_paths.h"
 #include "swe/index.h"
 #include "swe/index_docs.h"
 
@@ -68,19 +72,88 @@ TEST_F(CliRobustTest, MetadataNestedTooDeepIsAClearError) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["metadata"], json::parse(Nested(100)));
 
-  // An index saved with such metadata (by core, which does not parse it): get and query --json say so.
+  // An index saved with such metadata (by core, which does not parse it), and with metadata that is not
+  // JSON: that document is shown without it and says why (metadata_error), the others as they are;
+  // the whole index once failed for it.
   std::unique_ptr<swe::Index> index;
   ASSERT_TRUE(swe::Index::Create(kDims, swe::DType::kF32, &index).ok());
-  std::vector<float> v = CoreEncode("the cat");
-  ASSERT_TRUE(index->Add(1, v.data()).ok());
   swe::IndexDocs docs;
-  ASSERT_TRUE(docs.Put(1, {"d", "the cat", Nested(200'000)}).ok());
+  const std::vector<std::pair<std::string, std::string>> stored = {
+      {"deep", Nested(200'000)}, {"bad", "{not json"}, {"fine", "{\"k\": 1}"}};
+  for (uint64_t entry = 0; entry < stored.size(); ++entry) {
+    std::vector<float> v = CoreEncode("the cat " + stored[entry].first);
+    ASSERT_TRUE(index->Add(entry, v.data()).ok());
+    ASSERT_TRUE(docs.Put(entry, {stored[entry].first, "the cat", stored[entry].second}).ok());
+  }
   std::vector<uint8_t> bytes;
   ASSERT_TRUE(index->Save(&bytes, 3, &docs).ok());
   WriteFile(*dir_ / "deep.swi", std::string(bytes.begin(), bytes.end()));
-  ExpectOneLineError(Run({"index", "get", P("deep.swi"), "d"}), 1, "nested deeper than 128 levels");
-  ExpectOneLineError(Run({"index", "query", P("model.swe"), P("deep.swi"), "--json", "cat"}), 1,
-                     "nested deeper than 128 levels");
+  r = Run({"index", "get", P("deep.swi"), "deep", "bad", "fine"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(json::parse(lines[0]), json::parse("{\"id\": \"deep\", \"text\": \"the cat\", \"metadata_error\": "
+                                               "\"the stored metadata cannot be shown: JSON nested deeper than 128 levels\"}"));
+  EXPECT_EQ(json::parse(lines[1])["metadata_error"], "the stored metadata cannot be shown: not JSON");
+  EXPECT_EQ(json::parse(lines[2])["metadata"], json({{"k", 1}}));
+  r = Run({"index", "query", P("model.swe"), P("deep.swi"), "--json", "-k", "3", "cat"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, json> hits;
+  const json answer = json::parse(r.out);
+  for (const json& hit : answer["hits"]) hits[hit["id"].get<std::string>()] = hit;
+  ASSERT_EQ(hits.size(), 3u) << r.out;
+  EXPECT_TRUE(hits["deep"].contains("metadata_error") && !hits["deep"].contains("metadata"));
+  EXPECT_TRUE(hits["bad"].contains("metadata_error"));
+  EXPECT_EQ(hits["fine"]["metadata"], json({{"k", 1}}));
+}
+
+// More documents than one index file holds fail before any is encoded (560,000 lines once failed
+// "too large for one file" only at the save, after 14.7 s and 1.3 GB). Here 16,384 dims: 8,191 f32
+// entries fit in the 512 MiB table.
+TEST_F(CliRobustTest, TooManyDocumentsForOneFileFailEarly) {
+  swe::ModelContents wide = swe::testing::RandomContents(kWords, 16384, 5);
+  const std::vector<uint8_t> bytes = swe::testing::ModelBytes(wide);
+  WriteFile(*dir_ / "wide.swe", std::string(bytes.begin(), bytes.end()));
+  std::string lines;
+  for (int i = 0; i < 8192; ++i) lines += "the cat sat " + std::to_string(i) + "\n";
+  WriteFile(*dir_ / "many.txt", lines);
+  rusage before, after;
+  getrusage(RUSAGE_CHILDREN, &before);
+  ExpectOneLineError(Run({"index", "build", P("wide.swe"), "--docs", P("many.txt"), "-o", P("many.swi")}), 1,
+                     "one index file holds at most 8191 entries of 16384 f32 dimensions, not 8192");
+  getrusage(RUSAGE_CHILDREN, &after);
+  EXPECT_LT(after.ru_maxrss, 200 * 1024) << "kB (the largest child so far): the documents were encoded first";
+  EXPECT_FALSE(fs::exists(P("many.swi")));
+  // Fewer dimensions: the same documents fit.
+  Result r = Run({"index", "build", P("wide.swe"), "--docs", P("many.txt"), "--dtype", "int8", "-o", P("many.swi"),
+                  "--dims", "64"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// tests/fixtures/stored-metadata.swi, which the npm and Python packages' tests read: three documents
+// ("deep": metadata 200 levels deep, "bad": not JSON, "fine": {"k": 1}) of 4 dims, written by core (which
+// does not parse metadata) as no writer of swe would. Checked here so that it stays what it says;
+// SWE_UPDATE_FIXTURES=1 rewrites it.
+TEST_F(CliRobustTest, StoredMetadataFixtureIsWhatCoreWrites) {
+  std::unique_ptr<swe::Index> index;
+  ASSERT_TRUE(swe::Index::Create(4, swe::DType::kF32, &index).ok());
+  swe::IndexDocs docs;
+  const std::vector<std::pair<std::string, std::string>> stored = {
+      {"deep", Nested(200)}, {"bad", "{not json"}, {"fine", "{\"k\": 1}"}};
+  for (uint64_t entry = 0; entry < stored.size(); ++entry) {
+    float v[4] = {0, 0, 0, 0};
+    v[entry] = 1;
+    ASSERT_TRUE(index->Add(entry, v).ok());
+    ASSERT_TRUE(docs.Put(entry, {stored[entry].first, "text of " + stored[entry].first, stored[entry].second}).ok());
+  }
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(index->Save(&bytes, 0, &docs).ok());
+  const fs::path fixture = fs::path(swe::test::SourceDir()) / "tests/fixtures/stored-metadata.swi";
+  if (std::getenv("SWE_UPDATE_FIXTURES")) WriteFile(fixture, std::string(bytes.begin(), bytes.end()));
+  EXPECT_EQ(ReadFile(fixture), std::string(bytes.begin(), bytes.end()));
+  Result r = Run({"index", "get", fixture.string(), "deep", "bad", "fine"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out).size(), 3u);
 }
 
 TEST_F(CliRobustTest, ConcurrentAddsLoseNothing) {

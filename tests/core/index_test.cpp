@@ -64,6 +64,12 @@ std::vector<SearchHit> Search(const Index& index, const float* query, size_t k) 
   return hits;
 }
 
+std::vector<SearchHit> SearchBinary(const Index& index, const float* query, size_t k, size_t candidates) {
+  std::vector<SearchHit> hits;
+  EXPECT_TRUE(index.SearchBinary(query, k, candidates, &hits).ok());
+  return hits;
+}
+
 class IndexDTypeTest : public ::testing::TestWithParam<DType> {};
 
 TEST_P(IndexDTypeTest, TopKMatchesBruteForce) {
@@ -465,9 +471,88 @@ TEST(IndexLoad, HugeDeclaredPayloadAllocatesNothing) {
   std::memcpy(bytes.data() + 16, &declared, 8);  // the header's payload size
   rusage before, after;
   getrusage(RUSAGE_SELF, &before);
-  EXPECT_EQ(LoadBytes(bytes).code(), StatusCode::kCorrupt);
+  EXPECT_EQ(LoadBytes(bytes).code(), StatusCode::kTooLarge);  // more than the frame can expand to
   getrusage(RUSAGE_SELF, &after);
   EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "kB of peak memory grew";
+}
+
+// int8 scores are cosines: rounding both rows to int8 once gave a vector's score with itself 1.00095.
+TEST(IndexSearch, Int8ScoresStayWithinOne) {
+  const uint32_t dims = 256;
+  const size_t n = 400;
+  const std::vector<float> v = RandomVectors(n, dims, 17);
+  auto index = MakeIndex(dims, DType::kInt8);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(index->Add(i, v.data() + i * dims).ok());
+  float highest = -2, lowest = 2;
+  for (uint64_t q = 0; q < n; ++q) {
+    std::vector<float> query(v.begin() + q * dims, v.begin() + (q + 1) * dims);
+    highest = std::max({highest, Search(*index, query.data(), 1)[0].score,
+                        SearchBinary(*index, query.data(), 1, 20)[0].score});
+    for (float& x : query) x = -x;  // the vector itself scores lowest
+    lowest = std::min(lowest, Search(*index, query.data(), n).back().score);
+  }
+  EXPECT_LE(highest, 1.0f);
+  EXPECT_GE(lowest, -1.0f);
+}
+
+// A zstd frame of RLE blocks: `payload` bytes of `byte` in 4 bytes per 128 KB, with zstd's content size.
+std::vector<uint8_t> RleFrame(uint64_t payload, uint8_t byte) {
+  std::vector<uint8_t> frame = {0x28, 0xB5, 0x2F, 0xFD, 0xE0};  // magic; 8-byte content size, one segment
+  for (int i = 0; i < 8; ++i) frame.push_back(uint8_t(payload >> (8 * i)));
+  for (uint64_t pos = 0; pos < payload;) {
+    const uint64_t size = std::min<uint64_t>(payload - pos, 128 * 1024);
+    const uint32_t header = (pos + size == payload ? 1 : 0) | 1u << 1 | uint32_t(size) << 3;  // type 1: RLE
+    for (int i = 0; i < 3; ++i) frame.push_back(uint8_t(header >> (8 * i)));
+    frame.push_back(byte);
+    pos += size;
+  }
+  return frame;
+}
+
+// A decompression bomb: a genuine zstd frame of 128 KB that decodes to 4 GiB - 8 (within the payload
+// limit), with the right checksum, is refused from its header, before a byte is allocated or decoded
+// (it once took 3.9 GB); a frame that expands less than the limit still reads (here: to a bad message).
+TEST(IndexLoad, DecompressionBombIsRefusedBeforeDecoding) {
+  auto file_of = [](const std::vector<uint8_t>& frame, uint64_t payload) {
+    std::vector<uint8_t> file = {0x89, 'S', 'W', 'E', '\r', '\n', 0x1A, '\n', 1, 0, 0, 0, 2, 0, 0, 0};
+    for (int i = 0; i < 8; ++i) file.push_back(uint8_t(payload >> (8 * i)));
+    for (int i = 0; i < 8; ++i) file.push_back(uint8_t(uint64_t{frame.size()} >> (8 * i)));
+    const uint32_t hash = container::FrameHash32(frame.data(), frame.size()), flags = container::kFlagFrameHash;
+    for (int i = 0; i < 4; ++i) file.push_back(uint8_t(hash >> (8 * i)));
+    for (int i = 0; i < 4; ++i) file.push_back(uint8_t(flags >> (8 * i)));
+    file.insert(file.end(), frame.begin(), frame.end());
+    return file;
+  };
+  const uint64_t huge = (4ull << 30) - 8;
+  const std::vector<uint8_t> bomb = file_of(RleFrame(huge, 0), huge);
+  ASSERT_LT(bomb.size(), 200u * 1024);
+  rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  const Status s = LoadBytes(bomb);
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_EQ(s.code(), StatusCode::kTooLarge) << s.ToString();
+  EXPECT_NE(s.message().find("64 times"), std::string::npos) << s.ToString();
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "kB of peak memory grew";
+  // 8 MiB of zeros expand far more than 64 times but stay under the floor: decoded, then refused as
+  // a message (zero words are no index).
+  const uint64_t small = 8u << 20;
+  EXPECT_EQ(LoadBytes(file_of(RleFrame(small, 0), small)).code(), StatusCode::kCorrupt);
+}
+
+// What compresses further than a reader allows is written raw: every index the writer writes loads.
+TEST(IndexSave, PayloadsThatCompressTooWellAreStoredRaw) {
+  std::unique_ptr<Index> index;
+  ASSERT_TRUE(Index::Create(256, DType::kF32, &index).ok());
+  std::vector<float> zero(256, 0.0f);
+  for (uint64_t id = 0; id < 20000; ++id) ASSERT_TRUE(index->Add(id, zero.data()).ok());  // 20 MB of zero rows
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(index->Save(&bytes, 3).ok());
+  uint32_t flags;
+  std::memcpy(&flags, bytes.data() + 36, 4);
+  EXPECT_NE(flags & container::kFlagRawPayload, 0u);
+  std::unique_ptr<Index> loaded;
+  ASSERT_TRUE(Index::Load(bytes.data(), bytes.size(), &loaded).ok());
+  EXPECT_EQ(loaded->size(), 20000u);
 }
 
 TEST(IndexLoad, RejectsAModelFile) {

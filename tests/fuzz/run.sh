@@ -18,7 +18,7 @@ cd "$root"
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$(nproc)"
 work=build/fuzz/corpus
-mkdir -p "$work/model" "$work/index" "$work/text" "$work/docs" build/fuzz/artifacts
+mkdir -p "$work/model" "$work/index" "$work/log" "$work/text" "$work/docs" "$work/http" build/fuzz/artifacts
 build/fuzz/tests/fuzz/make_fuzz_seeds "$work"
 printf 'The cat sat on the mat.\nStraße Café 日本語 😀 unaffable\n' > "$work/text/seed0.txt"
 printf '\xff\xfe\xc3\x28 \xe2\x82 ##aff \xf0\x9f' > "$work/text/seed1.txt"
@@ -30,8 +30,14 @@ done
 printf '1{"text": "the cat", "id": "a", "metadata": {"k": [1, {"x": null}]}}\n{"text": "dog", "id": 7}\n{"text": "\xff\xc3"}\n' > "$work/docs/seed-jsonl.txt"
 printf '1{"text": "a", "metadata": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}\n{"id": "", "text": "b"}\n{"text": 1}\n' > "$work/docs/seed-jsonl-bad.txt"
 printf '0the cat sat\n\n\xff\xfe caf\xc3\xa9\r\nlast' > "$work/docs/seed-text.txt"
+# What clients send swe serve (http_parser_fuzz): the first byte picks the size of the pieces.
+printf '\x07POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Length: 13\r\n\r\n{"input":"a"}GET /health HTTP/1.1\r\n\r\n' > "$work/http/seed-pipelined.txt"
+printf '\x03POST /embed HTTP/1.1\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n5;x=y\r\n{"inp\r\n8\r\nuts":"a"\r\n1\r\n}\r\n0\r\nX-T: 1\r\n\r\n' > "$work/http/seed-chunked.txt"
+printf '\x01\r\nGET /metrics?x=1 HTTP/1.0\nConnection: keep-alive\n\nGET / HTTP/2.0\r\n\r\n' > "$work/http/seed-http10.txt"
+printf '\x05POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n' > "$work/http/seed-bad.txt"
 rm -f build/fuzz/*.row
-targets=(model_reader_fuzz:model index_reader_fuzz:index tokenizer_fuzz:text docs_reader_fuzz:docs)
+targets=(model_reader_fuzz:model index_reader_fuzz:index index_log_fuzz:log tokenizer_fuzz:text docs_reader_fuzz:docs
+         http_parser_fuzz:http)
 
 # fuzz NAME CORPUS: the regression inputs, then the campaign; writes build/fuzz/NAME.{log,row}.
 fuzz() {

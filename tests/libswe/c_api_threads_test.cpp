@@ -4,14 +4,19 @@
 // results bit for bit; the threads share a freshly loaded index, so its binary codes are built by
 // whichever approximate search comes first. And one index changed by several threads (add, add_docs,
 // remove, set_model) while others read it through every call, with no lock of the caller's: each
-// reader sees whole changes only, and the writers' changes all land. In the ThreadSanitizer build
+// reader sees whole changes only, and the writers' changes all land; a search never waits for a long
+// change or save (it reads the version before it). In the ThreadSanitizer build
 // (preset "tsan", run by scripts/test.sh) the same tests also prove the calls free of data races.
 #include "swe.h"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -328,6 +333,69 @@ TEST_P(CApiThreadsChange, ReadersAndWritersOnOneIndex) {
   }
   EXPECT_EQ(swe_index_get_size(index.get()), expected);
   EXPECT_EQ(swe_index_get_doc_count(index.get()), size_t{kBase} + 7 * kWriters);
+}
+
+// A search never waits for a change (swe.h): while one long change runs (one add of 150,000 vectors),
+// searches of the version before it go on, each taking what a search takes, not what the change takes
+// (behind a readers/writer lock each waited for the whole add). Saves the same: a search during a
+// compaction does not wait for it.
+TEST(CApiThreadsVersions, SearchesNeverWaitForAChangeOrASave) {
+  using Clock = std::chrono::steady_clock;
+  swe_index* x = nullptr;
+  ASSERT_EQ(swe_index_create(kChangeDims, SWE_DTYPE_F32, &x), SWE_OK);
+  std::unique_ptr<swe_index, void (*)(swe_index*)> index(x, swe_index_free);
+  const size_t base = 2000, batch = 150000;
+  std::vector<uint64_t> ids(batch);
+  std::vector<float> vectors(batch * kChangeDims);
+  for (size_t i = 0; i < batch; ++i) {
+    ids[i] = i;
+    std::vector<float> v = Vector(static_cast<uint32_t>(i));
+    std::copy(v.begin(), v.end(), vectors.begin() + i * kChangeDims);
+  }
+  ASSERT_EQ(swe_index_add(index.get(), ids.data(), vectors.data(), base), SWE_OK);
+  for (size_t i = 0; i < batch; ++i) ids[i] += base;
+  // One search alone, for scale.
+  const std::vector<float> query = Vector(7);
+  uint64_t hit_ids[5];
+  float hit_scores[5];
+  size_t n = 0;
+  auto search = [&] { return swe_index_search(index.get(), query.data(), kChangeDims, 5, nullptr, hit_ids, hit_scores, &n); };
+  const auto alone_start = Clock::now();
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(search(), SWE_OK);
+  const double alone = std::chrono::duration<double>(Clock::now() - alone_start).count() / 20;
+  for (int kind = 0; kind < 2; ++kind) {  // 0: a long add; 1: a long save (a compaction to a file)
+    std::atomic<bool> started{false}, done{false};
+    double change_seconds = 0;
+    std::thread writer([&] {
+      started = true;
+      const auto start = Clock::now();
+      if (kind == 0) {
+        EXPECT_EQ(swe_index_add(index.get(), ids.data(), vectors.data(), batch), SWE_OK);
+      } else {
+        const std::string path = "/tmp/swe_threads_versions_" + std::to_string(getpid()) + ".swi";
+        for (int i = 0; i < 5; ++i) EXPECT_EQ(swe_index_compact_to_file(index.get(), path.c_str()), SWE_OK);
+        std::remove(path.c_str());
+      }
+      change_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      done = true;
+    });
+    while (!started) {}
+    double slowest = 0;
+    int during = 0;
+    while (!done) {
+      const auto start = Clock::now();
+      ASSERT_EQ(search(), SWE_OK);
+      ASSERT_EQ(n, 5u);
+      slowest = std::max(slowest, std::chrono::duration<double>(Clock::now() - start).count());
+      during += !done;
+    }
+    writer.join();
+    std::printf("%s: %.1f ms; searches meanwhile: %d, the slowest %.2f ms (%.2f ms alone)\n",
+                kind == 0 ? "add of 150,000" : "five compactions", change_seconds * 1e3, during, slowest * 1e3, alone * 1e3);
+    EXPECT_GT(during, 1);
+    EXPECT_LT(slowest, change_seconds / 3) << (kind == 0 ? "a search waited for the add" : "a search waited for the save");
+  }
+  EXPECT_EQ(swe_index_get_size(index.get()), base + batch);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CApiThreadsChange, ::testing::Values(int32_t{SWE_DTYPE_F32}, int32_t{SWE_DTYPE_INT8}),

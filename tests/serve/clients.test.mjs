@@ -91,4 +91,11 @@ test('/health and /metrics', async () => {
   assert.match(metrics, /swe_requests_total\{route="\/v1\/embeddings",code="200"\} [1-9]/);
   assert.match(metrics, /swe_request_duration_seconds_bucket\{route="\/embed",le="\+Inf"\} [1-9]/);
   assert.match(metrics, /swe_queue_depth 0/);
+  // Texts encoded are counted (the counter stayed 0): a request of three texts adds three.
+  const texts = () => Number((/^swe_texts_embedded_total (\d+)$/m).exec(metrics)?.[1]);
+  const before = texts();
+  assert.ok(before > 0, 'the requests above encoded texts');
+  await postJson(server, '/v1/embeddings', { input: ['a', 'b', 'c'] });
+  const after = await (await fetch(server.url + '/metrics')).text();
+  assert.equal(Number((/^swe_texts_embedded_total (\d+)$/m).exec(after)[1]), before + 3);
 });

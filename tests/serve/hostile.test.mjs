@@ -2,6 +2,7 @@
 // never crashes and keeps answering; a full work queue answers 429, not failures.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startServer, postJson, postJsonOnce, rawRequest } from './server.mjs';
 
 let server;
@@ -50,11 +51,13 @@ test('bad bodies get 400 with a JSON error naming the problem', async () => {
   await assertHealthy();
 });
 
-test('unknown routes, methods and oversized bodies: JSON 404 and 413', async () => {
+test('unknown routes, methods and oversized bodies: JSON 404, 405 and 413', async () => {
   const missing = await postJson(server, '/v1/nothing', { input: 'a' });
   assert.equal(missing.status, 404);
   assert.ok(missing.json.error.message);
-  assert.equal((await fetch(server.url + '/v1/embeddings')).status, 404);
+  const get = await fetch(server.url + '/v1/embeddings');  // a known route, the wrong method
+  assert.equal(get.status, 405);
+  assert.equal(get.headers.get('allow'), 'POST');
   const big = await postJson(server, '/v1/embeddings', { input: 'a '.repeat(4_500_000) });  // 9 MB > 8 MiB
   assert.equal(big.status, 413);
   assert.match(big.json.error.message, /too large/);
@@ -125,4 +128,69 @@ test('overload: a full work queue answers 429 (OpenAI error shape), never fails'
   } finally {
     assert.equal(await busy.stop(), 0);
   }
+});
+
+// A chunked body is counted as it arrives: 413 as soon as it passes --max-body-bytes (8 MiB), whatever
+// the client goes on sending, and the server's memory does not follow the body (a 400 MB chunked body
+// once took it to 1.9 GB and was answered 400 after 18 s).
+test('chunked bodies are counted against the limit as they arrive: 413, memory bounded', async () => {
+  const net = await import('node:net');
+  const rssKb = () => Number(readFileSync(`/proc/${server.process.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
+  const before = rssKb();
+  const socket = net.connect(server.port, '127.0.0.1');
+  let received = '';
+  let sent = 0;
+  const answered = new Promise((resolve) => {
+    socket.on('data', (d) => { received += d; if (received.includes('\r\n\r\n')) resolve(sent); });
+    socket.on('close', () => resolve(sent));
+  });
+  socket.on('error', () => {});
+  socket.write('POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+  const chunk = `${(1 << 20).toString(16)}\r\n${'a'.repeat(1 << 20)}\r\n`;
+  let done = false;
+  answered.then(() => { done = true; });
+  while (!done && sent < 400 * (1 << 20)) {  // up to 400 MB, until the server answers
+    if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r).once('close', r));
+    sent += 1 << 20;
+  }
+  const sentWhenAnswered = await answered;
+  socket.destroy();
+  assert.match(received, /^HTTP\/1.1 413 /);
+  assert.match(received, /too large/);
+  assert.ok(sentWhenAnswered < 80 * (1 << 20), `answered after ${sentWhenAnswered} bytes`);
+  assert.ok(rssKb() - before < 64 * 1024, `server RSS grew by ${rssKb() - before} kB`);
+  // A chunked body just over the limit, from Node's http client: 413 too (it was 400), read by the client.
+  const http = await import('node:http');
+  const status = await new Promise((resolve, reject) => {
+    const req = http.request(server.url + '/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' } },
+                             (res) => { res.resume(); resolve(res.statusCode); });
+    req.on('error', reject);
+    req.write('{"input": "');  // no Content-Length: Node sends the body chunked
+    for (let i = 0; i < 9; ++i) req.write('b'.repeat(1 << 20));
+    req.end('"}');
+  });
+  assert.equal(status, 413);
+  await assertHealthy();
+});
+
+// HTTP/1.1 pipelining: requests sent back to back on one connection are all answered, in order (only
+// the first was, and the connection then idled until closed).
+test('pipelined requests are all answered in order', async () => {
+  const body = (text) => JSON.stringify({ input: text });
+  const post = (text, extra = '') => `POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}` +
+                                     `Content-Length: ${Buffer.byteLength(body(text))}\r\n\r\n${body(text)}`;
+  const texts = ['a cat', 'a dog', 'the weather today', 'stock markets', 'a kitten'];
+  const raw = await rawRequest(server, texts.map((t) => post(t)).join('') + 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  assert.ok(raw.closed);
+  const statuses = [...raw.received.matchAll(/^HTTP\/1.1 (\d+) /gm)].map((m) => Number(m[1]));
+  assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200]);
+  const bodies = raw.received.split(/HTTP\/1.1 200 OK\r\n[\s\S]*?\r\n\r\n/).slice(1);
+  const expected = await Promise.all(texts.map((t) => postJson(server, '/v1/embeddings', { input: t })));
+  for (let i = 0; i < texts.length; ++i) assert.deepEqual(JSON.parse(bodies[i]).data, expected[i].json.data, texts[i]);
+  assert.equal(JSON.parse(bodies[5]).status, 'ok');
+  // A request that asks to close ends the connection: what follows it is not answered.
+  const closing = await rawRequest(server, post('one') + post('two', 'Connection: close\r\n') + post('three'));
+  assert.deepEqual([...closing.received.matchAll(/^HTTP\/1.1 (\d+) /gm)].map((m) => m[1]), ['200', '200']);
+  assert.ok(closing.closed);
+  await assertHealthy();
 });

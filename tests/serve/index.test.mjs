@@ -1,11 +1,13 @@
 // The index routes: durable changes (the file holds each answered change), concurrent writers lose
-// nothing, kill -9 during writes leaves a loadable index, SIGTERM finishes the requests in flight.
+// nothing (three servers, the CLI and JS on one file), kill -9 during writes leaves a loadable index,
+// SIGTERM finishes the requests in flight.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServer, postJson, readIndexIds, swe, model } from './server.mjs';
 
 const run = (program, args) => new Promise((resolve) => {
@@ -144,4 +146,139 @@ test('SIGTERM finishes the request in flight and exits 0', async () => {
   assert.equal(res.json.data.length, input.length);
   assert.equal(await server.exited, 0);
   assert.match(server.stderr(), /stopping/);
+});
+
+// A stop signal goes to the thread that waits for it (sigwait): every other thread blocks SIGTERM and
+// SIGINT (one that did not, the thread running index changes, once took SIGTERM and the process died).
+test('every thread of a server with an index blocks the stop signals', async () => {
+  const index = tempIndex();
+  const server = await startServer(['--index', index.file, '--threads', '2']);
+  try {
+    const dir = `/proc/${server.process.pid}/task`;
+    const tasks = readdirSync(dir);
+    assert.ok(tasks.length >= 4, `${tasks.length} threads`);
+    const stops = (1n << 14n) | (1n << 1n);  // SIGTERM (15) and SIGINT (2): bit signal - 1
+    const taking = tasks.filter((task) => {
+      const blocked = BigInt('0x' + /SigBlk:\s*([0-9a-f]+)/.exec(readFileSync(`${dir}/${task}/status`, 'utf8'))[1]);
+      return (blocked & stops) !== stops;
+    });
+    assert.equal(taking.length, 1, `threads taking a stop signal: ${taking}`);  // the one in sigwait (unblocked meanwhile)
+    assert.equal(await server.stop(), 0);
+  } finally {
+    if (server.process.exitCode === null) server.process.kill('SIGKILL');
+    index.cleanup();
+  }
+});
+
+// Stored metadata is shown as the CLI shows it: within 128 levels as JSON (deeper than a request's 32
+// levels once vanished from hits), and what cannot be shown says so (swe serve and the CLI alike).
+test('stored metadata deeper than a request may be is shown', async () => {
+  const index = tempIndex();
+  try {
+    const deep = (n) => (n === 0 ? 'x' : { d: deep(n - 1) });
+    const file = path.join(path.dirname(index.file), 'deep.jsonl');
+    writeFileSync(file, JSON.stringify({ id: 'deep', text: 'a cat on a mat', metadata: deep(100) }) + '\n');
+    const built = await run(swe, ['index', 'build', model, '--docs', file, '-o', index.file]);
+    assert.equal(built.code, 0, built.stderr);
+    const server = await startServer(['--index', index.file]);
+    try {
+      const hits = await postJson(server, '/search', { query: 'cat', k: 1 });
+      assert.equal(hits.status, 200);
+      assert.deepEqual(hits.json.hits[0].metadata, deep(100));
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  } finally {
+    index.cleanup();
+  }
+});
+
+// The file replaced by an index of the same model with other dims (swe index build --dims 64): the next
+// change encodes with the new dims, and searches go on (every search was 400 until a restart).
+test('a file replaced by an index of other dims is written and searched with its dims', async () => {
+  const index = tempIndex();
+  const server = await startServer(['--index', index.file]);
+  try {
+    assert.equal((await postJson(server, '/index/add', { documents: docs('first', 3) })).status, 200);
+    const file = path.join(path.dirname(index.file), 'small.jsonl');
+    writeFileSync(file, docs('small', 3).map((d) => JSON.stringify(d)).join('\n') + '\n');
+    const built = await run(swe, ['index', 'build', model, '--docs', file, '--dims', '64', '-o', index.file]);
+    assert.equal(built.code, 0, built.stderr);
+    const added = await postJson(server, '/index/add', { documents: [{ id: 'new', text: 'a cat sat on the mat' }] });
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.json.size, 4);
+    const hits = await postJson(server, '/search', { query: 'a cat sat on a mat', k: 2 });
+    assert.equal(hits.status, 200, hits.text);
+    assert.equal(hits.json.hits[0].id, 'new');
+    assert.deepEqual(readIndexIds(index.file).sort(), ['new', 'small0', 'small1', 'small2']);
+  } finally {
+    assert.equal(await server.stop(), 0);
+    index.cleanup();
+  }
+});
+
+// Three servers on one file, `swe index add` and a Node program saving index.saveChanges() under
+// `swe index lock`, all at once: nothing is lost, and each server's search sees every writer's
+// documents (it applies what the others appended before it searches).
+test('three servers, the CLI and a JS saveChanges() writing one file lose nothing', async () => {
+  const index = tempIndex();
+  const dir = path.dirname(index.file);
+  const build = path.join(dir, 'base.jsonl');
+  writeFileSync(build, docs('base', 20).map((d) => JSON.stringify(d)).join('\n') + '\n');
+  assert.equal((await run(swe, ['index', 'build', model, '--docs', build, '-o', index.file])).code, 0);
+  const servers = await Promise.all([0, 1, 2].map(() => startServer(['--index', index.file, '--threads', '2'])));
+  const js = path.join(dir, 'js-writer.mjs');
+  const pkg = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../js/src/index.js');
+  writeFileSync(js, `
+    import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+    import { loadModel } from ${JSON.stringify(pkg)};
+    const [file, prefix] = process.argv.slice(2);
+    const model = await loadModel(${JSON.stringify(model)});
+    const index = model.loadIndex(readFileSync(file));
+    index.addDocs([0, 1, 2].map((i) => ({ id: prefix + i, text: prefix + ' document ' + i + ' about cats' })));
+    const { offset, bytes } = index.saveChanges();
+    const target = offset === 0 ? file + '.new' : file;
+    const fd = openSync(target, offset === 0 ? 'w' : 'r+');
+    ftruncateSync(fd, offset);
+    writeSync(fd, bytes, 0, bytes.length, offset);
+    fsyncSync(fd);
+    closeSync(fd);
+    if (offset === 0) renameSync(target, file);
+  `);
+  try {
+    const expected = new Set(docs('base', 20).map((d) => d.id));
+    const viaServer = async (s, i) => {
+      for (let batch = 0; batch < 6; batch++) {
+        const documents = docs(`s${i}b${batch}-`, 3);
+        assert.equal((await postJson(s, '/index/add', { documents })).status, 200);
+        documents.forEach((d) => expected.add(d.id));
+      }
+    };
+    const viaCli = async () => {
+      for (let batch = 0; batch < 4; batch++) {
+        const file = path.join(dir, `cli${batch}.jsonl`);
+        const documents = docs(`cli${batch}-`, 3);
+        writeFileSync(file, documents.map((d) => JSON.stringify(d)).join('\n') + '\n');
+        const { code, stderr } = await run(swe, ['index', 'add', model, index.file, '--docs', file]);
+        assert.equal(code, 0, stderr);
+        documents.forEach((d) => expected.add(d.id));
+      }
+    };
+    const viaJs = async () => {
+      for (let batch = 0; batch < 3; batch++) {
+        const { code, stderr } = await run(swe, ['index', 'lock', index.file, '--', process.execPath, js, index.file, `js${batch}-`]);
+        assert.equal(code, 0, stderr);
+        [0, 1, 2].forEach((i) => expected.add(`js${batch}-${i}`));
+      }
+    };
+    await Promise.all([...servers.map(viaServer), viaCli(), viaJs()]);
+    assert.deepEqual(new Set(readIndexIds(index.file)), expected);
+    for (const s of servers) {
+      const hits = await postJson(s, '/search', { query: 'cats', k: 1000 });
+      assert.deepEqual(new Set(hits.json.hits.map((h) => h.id)), expected);
+    }
+  } finally {
+    for (const s of servers) assert.equal(await s.stop(), 0);
+    index.cleanup();
+  }
 });

@@ -1,6 +1,8 @@
 // util's file writing and reading (swe/util/file.h): atomic writes that keep the mode, replace a link's
 // target and never follow a planted link; the advisory lock across processes; bounded reads.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +50,53 @@ class UtilFile : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// Rewriting another user's file keeps its owner and group where the process may set them (root
+// here, as the CI runs; elsewhere a user can keep only a group it belongs to).
+TEST_F(UtilFile, AtomicWriteKeepsTheOwnerWherePermitted) {
+  ASSERT_TRUE(Write(P("owned"), "one"));
+  const uid_t uid = 65534;  // nobody
+  const gid_t gid = 65534;
+  if (chown(P("owned").c_str(), uid, gid) != 0) GTEST_SKIP() << "cannot give a file away here (not root)";
+  ASSERT_EQ(chmod(P("owned").c_str(), 0640), 0);
+  ASSERT_TRUE(Write(P("owned"), "two"));
+  struct stat st;
+  ASSERT_EQ(stat(P("owned").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, uid);
+  EXPECT_EQ(st.st_gid, gid);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(Read(P("owned")), "two");
+}
+
+// The temporary files a killed writer left (DEST.tmp-<16 hex>) go at the next write of DEST; a
+// writer's live one (locked), a recent one, other names and other destinations' stay.
+TEST_F(UtilFile, AtomicWriteRemovesStaleTemporaryFilesOfItsDestination) {
+  ASSERT_TRUE(Write(P("x.npy"), "old"));
+  auto make = [&](const std::string& name, bool old_mtime) {
+    std::ofstream(P(name)) << "partial";
+    if (old_mtime) {
+      const auto then = fs::file_time_type::clock::now() - std::chrono::minutes(5);
+      fs::last_write_time(P(name), then);
+    }
+  };
+  make("x.npy.tmp-0123456789abcdef", true);   // stale: removed
+  make("x.npy.tmp-fedcba9876543210", false);  // just made: kept (its writer may lock it any moment)
+  make("x.npy.tmp-00000000000000001", true);  // 17 digits: not ours
+  make("x.npy.tmp-notahexnumber000", true);   // not ours
+  make("y.npy.tmp-0123456789abcdef", true);   // another destination's
+  make("x.npy.tmp-1111111111111111", true);   // a live writer's: locked
+  const int held = open(P("x.npy.tmp-1111111111111111").c_str(), O_RDONLY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  ASSERT_TRUE(Write(P("x.npy"), "new"));
+  EXPECT_FALSE(fs::exists(P("x.npy.tmp-0123456789abcdef")));
+  for (const char* kept : {"x.npy.tmp-fedcba9876543210", "x.npy.tmp-00000000000000001", "x.npy.tmp-notahexnumber000",
+                           "y.npy.tmp-0123456789abcdef", "x.npy.tmp-1111111111111111"}) {
+    EXPECT_TRUE(fs::exists(P(kept))) << kept;
+  }
+  close(held);
+  EXPECT_EQ(Read(P("x.npy")), "new");
+}
 
 TEST_F(UtilFile, AtomicWriteKeepsTheModeAndLeavesNoTemporaryFile) {
   ASSERT_TRUE(Write(P("a"), "one"));

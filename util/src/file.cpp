@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -76,6 +79,41 @@ bool SyncDirectory(const std::string& path) {
   return ok;
 }
 
+FileId IdOf(const struct stat& st) { return FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}; }
+
+constexpr const char* kTempInfix = ".tmp-";
+constexpr size_t kTempDigits = 16;
+
+// Whether `name` is `base` followed by kTempInfix and kTempDigits hex digits: a temporary file of ours.
+bool IsTemporaryOf(const std::string& name, const std::string& base) {
+  const std::string prefix = base + kTempInfix;
+  if (name.size() != prefix.size() + kTempDigits || name.compare(0, prefix.size(), prefix) != 0) return false;
+  return std::all_of(name.begin() + prefix.size(), name.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// Removes the temporary files of `path` that killed writers left: not locked by a live writer and
+// untouched for 10 s (a writer locks its file right after creating it). Best effort: errors are ignored.
+void RemoveStaleTemporaries(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing) return;
+  const time_t stale_before = ::time(nullptr) - 10;
+  while (const dirent* entry = ::readdir(listing)) {
+    if (!IsTemporaryOf(entry->d_name, base)) continue;
+    const std::string name = dir + "/" + entry->d_name;
+    const int fd = ::open(name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime < stale_before && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      ::unlink(name.c_str());
+    }
+    ::close(fd);
+  }
+  ::closedir(listing);
+}
+
 // A name no other writer uses now: PATH.tmp-<16 hex digits>, created by O_EXCL below.
 std::string TemporaryName(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
@@ -84,7 +122,7 @@ std::string TemporaryName(const std::string& path) {
   x ^= x >> 29;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(x));
-  return path + ".tmp-" + hex;
+  return path + kTempInfix + hex;
 }
 
 }  // namespace
@@ -101,6 +139,7 @@ bool AtomicFile::Open(const std::string& path, std::string* error) {
     return false;
   }
   if (!ResolveLink(path, &path_, error)) return false;
+  RemoveStaleTemporaries(path_);
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
     temp_ = TemporaryName(path_);
@@ -112,12 +151,23 @@ bool AtomicFile::Open(const std::string& path, std::string* error) {
     *error = Describe(path, "cannot create a temporary file: ", errno);
     return false;
   }
+  ::flock(fd, LOCK_EX | LOCK_NB);  // live: RemoveStaleTemporaries leaves it alone
   struct stat st;
-  if (::stat(path_.c_str(), &st) == 0 && ::fchmod(fd, st.st_mode & 07777) != 0) {
-    *error = Describe(path, "cannot keep the file's mode: ", errno);
-    ::close(fd);
-    ::unlink(temp_.c_str());
-    return false;
+  if (::stat(path_.c_str(), &st) == 0) {
+    // The owner first (a chown may clear set-id mode bits), then the mode. Another user's file keeps
+    // its owner where the process may give it away (root); elsewhere the writer owns the new file.
+    if (::fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM) {
+      *error = Describe(path, "cannot keep the file's owner: ", errno);
+      ::close(fd);
+      ::unlink(temp_.c_str());
+      return false;
+    }
+    if (::fchmod(fd, st.st_mode & 07777) != 0) {
+      *error = Describe(path, "cannot keep the file's mode: ", errno);
+      ::close(fd);
+      ::unlink(temp_.c_str());
+      return false;
+    }
   }
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
@@ -129,7 +179,7 @@ bool AtomicFile::Open(const std::string& path, std::string* error) {
   return true;
 }
 
-bool AtomicFile::Commit(std::string* error) {
+bool AtomicFile::Commit(std::string* error, FileId* id) {
   if (!file_) {
     *error = path_ + ": write failed: not open";
     return false;
@@ -139,6 +189,8 @@ bool AtomicFile::Commit(std::string* error) {
   bool ok = std::fflush(f) == 0 && !std::ferror(f);
   ok = ok && ::fsync(::fileno(f)) == 0;
   int code = errno;
+  struct stat st;
+  if (ok && id != nullptr && ::fstat(::fileno(f), &st) == 0) *id = IdOf(st);
   if (std::fclose(f) != 0 && ok) {  // e.g. ENOSPC when the buffered tail is flushed
     code = errno;
     ok = false;
@@ -206,12 +258,14 @@ void FileLock::Unlock() {
 }
 
 BoundedRead ReadFileBounded(const std::string& path, std::string_view magic, size_t max_bytes,
-                            std::vector<uint8_t>* out, std::string* error) {
+                            std::vector<uint8_t>* out, std::string* error, FileId* id) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = Describe(path, "", errno);
     return BoundedRead::kFailed;
   }
+  struct stat st;
+  if (id != nullptr && ::fstat(fd, &st) == 0) *id = IdOf(st);
   out->clear();
   BoundedRead result = BoundedRead::kDone;
   uint8_t buffer[1 << 16];
@@ -249,6 +303,81 @@ BoundedRead ReadFileBounded(const std::string& path, std::string_view magic, siz
   if (result != BoundedRead::kDone) out->clear();
   return result;
 }
+
+bool GetFileId(const std::string& path, FileId* id) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  *id = IdOf(st);
+  return true;
+}
+
+FileInPlace::~FileInPlace() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool FileInPlace::Fail(const char* what, std::string* error) const {
+  *error = Describe(path_, what, errno);
+  return false;
+}
+
+bool FileInPlace::Open(const std::string& path, bool* missing, std::string* error) {
+  path_ = path;
+  *missing = false;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) {
+    *missing = errno == ENOENT;
+    return Fail("", error);
+  }
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return Fail("", error);
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    return false;
+  }
+  id_ = IdOf(st);
+  size_ = static_cast<uint64_t>(st.st_size);
+  return true;
+}
+
+bool FileInPlace::ReadAt(uint64_t offset, size_t n, uint8_t* out, std::string* error) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Fail("read failed: ", error);
+    if (got == 0) {
+      *error = path_ + ": read failed: the file is shorter than expected";
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+bool FileInPlace::WriteAt(uint64_t offset, const void* data, size_t n, std::string* error) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t put = ::pwrite(fd_, bytes + done, n - done, static_cast<off_t>(offset + done));
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return Fail("write failed: ", error);
+    done += static_cast<size_t>(put);
+  }
+  size_ = std::max(size_, offset + n);
+  return true;
+}
+
+bool FileInPlace::Truncate(uint64_t size, std::string* error) {
+  int result;
+  do {
+    result = ::ftruncate(fd_, static_cast<off_t>(size));
+  } while (result != 0 && errno == EINTR);
+  if (result != 0) return Fail("truncate failed: ", error);
+  size_ = size;
+  return true;
+}
+
+bool FileInPlace::Sync(std::string* error) { return ::fdatasync(fd_) == 0 || Fail("write failed: ", error); }
 
 bool ReadFile(const std::string& path, std::string* out, std::string* error) { return ReadInto(path, out, error); }
 

@@ -18,13 +18,26 @@ struct ByteSpan {
   size_t size;
 };
 
+// A file's identity: its device and inode. A file renamed over a path is another file.
+struct FileId {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileId& other) const { return device == other.device && inode == other.inode; }
+  bool operator!=(const FileId& other) const { return !(*this == other); }
+};
+
+// The identity of the file `path` names (through links); false when there is none.
+bool GetFileId(const std::string& path, FileId* id);
+
 // A file written under a unique temporary name beside its destination and renamed over it by
 // Commit(), so that no reader ever sees a half-written file and two writers never share a temporary
 // file. The temporary file is created with O_EXCL | O_NOFOLLOW (a link planted there is never
-// followed) and gets the destination's mode when the destination exists. A destination that is a
-// symbolic link stays one: the file it points to is replaced. Commit() fsyncs the file and then the
-// directory, so a crash leaves either the old file or the new one. Destroyed without Commit(), it
-// removes the temporary file.
+// followed) and gets the destination's mode, and its owner and group where the process may set them,
+// when the destination exists. A destination that is a symbolic link stays one: the file it points to
+// is replaced. Commit() fsyncs the file and then the directory, so a crash leaves either the old file
+// or the new one. Destroyed without Commit(), it removes the temporary file. The temporary file is
+// locked (flock) while it is written: Open() removes the destination's temporary files that a killed
+// writer left (DEST.tmp-<16 hex digits>, unlocked and untouched for 10 s).
 class AtomicFile {
  public:
   AtomicFile() = default;
@@ -36,8 +49,9 @@ class AtomicFile {
   bool Open(const std::string& path, std::string* error);
   // The open temporary file (buffered; Commit flushes it).
   std::FILE* file() const { return file_; }
-  // Flushes, fsyncs and renames the file over the destination, then fsyncs the directory.
-  bool Commit(std::string* error);
+  // Flushes, fsyncs and renames the file over the destination, then fsyncs the directory; *id (may be
+  // null) receives the identity of the file now at the destination.
+  bool Commit(std::string* error, FileId* id = nullptr);
 
  private:
   std::string path_;  // the destination (a link's target, resolved)
@@ -70,6 +84,33 @@ class FileLock {
   int fd_ = -1;
 };
 
+// An existing regular file opened to be read and changed in place (through links): what a writer
+// appending to an index file's change log uses. Every call fails with *error ("PATH: ...").
+class FileInPlace {
+ public:
+  FileInPlace() = default;
+  ~FileInPlace();
+  FileInPlace(const FileInPlace&) = delete;
+  FileInPlace& operator=(const FileInPlace&) = delete;
+
+  // False when it cannot be opened (*missing: it does not exist) or is not a regular file.
+  bool Open(const std::string& path, bool* missing, std::string* error);
+  FileId id() const { return id_; }
+  uint64_t size() const { return size_; }
+  // Exactly `n` bytes at `offset` (false when the file is shorter).
+  bool ReadAt(uint64_t offset, size_t n, uint8_t* out, std::string* error);
+  bool WriteAt(uint64_t offset, const void* data, size_t n, std::string* error);
+  bool Truncate(uint64_t size, std::string* error);
+  bool Sync(std::string* error);  // fdatasync: the data and the size that reads need
+
+ private:
+  bool Fail(const char* what, std::string* error) const;
+  std::string path_;
+  int fd_ = -1;
+  FileId id_;
+  uint64_t size_ = 0;
+};
+
 // Reads the whole file into *out; false with *error ("PATH: ...") when it cannot.
 bool ReadFile(const std::string& path, std::string* out, std::string* error);
 bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error);
@@ -86,8 +127,9 @@ WordsRead ReadRegularFileWords(const std::string& path, std::unique_ptr<uint64_t
 // from `magic` (kBadMagic, "PATH: bad magic"), or once more than `max_bytes` have come (kTooLarge,
 // "PATH: larger than N bytes"), instead of reading on.
 enum class BoundedRead { kDone, kFailed, kTooLarge, kBadMagic };
+// *id (may be null) receives the identity of the file read.
 BoundedRead ReadFileBounded(const std::string& path, std::string_view magic, size_t max_bytes,
-                            std::vector<uint8_t>* out, std::string* error);
+                            std::vector<uint8_t>* out, std::string* error, FileId* id = nullptr);
 
 // The lines of a text file, each without its "\n" or "\r\n"; empty lines are kept, and a last line
 // without an end counts. False with *error ("PATH: cannot open" or "PATH: read failed") when it cannot.
