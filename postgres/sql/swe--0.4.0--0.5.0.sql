@@ -1,0 +1,4 @@
+-- swe 0.4.0 -> 0.5.0: the SQL functions are unchanged, so ALTER EXTENSION swe UPDATE only records the
+-- version. A new installation owns its schema swe (swe--0.5.0.sql creates it); an updated one keeps
+-- the schema it had, since PostgreSQL cannot make the schema an extension lives in one of its objects
+-- (docs/POSTGRES.md, "Models and the security model").
