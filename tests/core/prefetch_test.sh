@@ -7,7 +7,7 @@ set -euo pipefail
 objdump=$1 file=$2
 listing=$("$objdump" -d -C --no-show-raw-insn "$file")
 status=0
-for function in 'swe::Tokenizer::Impl::Run<' 'swe::Model::PrefetchRows(' 'swe::Index::SearchBinary(' \
+for function in 'swe::Tokenizer::Impl::Run<' 'swe::Model::PrefetchRows(' 'swe::Index::Rescore(' \
                 'swe::WordIndex::TryBuild('; do
   count=$(awk -v f="$function" '/^[0-9a-f]+ <.*>:$/ { inside = index($0, f) > 0 }
                                 inside && /prefetch|prfm/ { n++ }
