@@ -50,10 +50,10 @@ inline void CheckSaveRoundTrip(const Index& index, const IndexDocs& docs) {
   IndexDocs loaded_docs;
   if (!Index::Load(first.data(), first.size(), &loaded, ReadLimits(), &loaded_docs).ok()) std::abort();
   if (loaded->ids() != index.ids() || loaded_docs.size() != docs.size()) std::abort();
-  for (const auto& [entry, doc] : docs.all()) {
+  docs.ForEach([&](uint64_t entry, const IndexDoc& doc) {
     const IndexDoc* back = loaded_docs.Get(entry);
     if (!back || back->id != doc.id || back->text != doc.text || back->metadata != doc.metadata) std::abort();
-  }
+  });
   if (!loaded->Save(&second, 1, &loaded_docs).ok() || first != second) std::abort();
 }
 

@@ -27,9 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const swe::IndexTail tail =
       swe::ClassifyIndexTail(file.data() + state.valid_size, file.size() - state.valid_size, state);
   if (tail != (state.valid_size == file.size() ? swe::IndexTail::kNone : swe::IndexTail::kTorn)) std::abort();
-  for (const auto& [entry, doc] : docs.all()) {
+  docs.ForEach([&](uint64_t entry, const swe::IndexDoc& doc) {
     if (!index->Contains(entry) || doc.id.empty()) std::abort();
-  }
+  });
   std::vector<float> query(index->dims(), 1.0f);
   std::vector<swe::SearchHit> hits;
   if (!index->Search(query.data(), 10, &hits).ok()) std::abort();

@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<uint8_t> file = swe::fuzz::FileBytes(data, size, swe::container::Kind::kIndex);
   swe::IndexDocs docs;
   if (!swe::Index::Load(file.data(), file.size(), &index, limits, &docs).ok()) return 0;
-  for (const auto& [entry, doc] : docs.all()) {
+  docs.ForEach([&](uint64_t entry, const swe::IndexDoc& doc) {
     if (!index->Contains(entry) || doc.id.empty()) std::abort();
-  }
+  });
   std::vector<float> query(index->dims(), 1.0f);
   std::vector<swe::SearchHit> hits;
   if (!index->Search(query.data(), 10, &hits).ok()) std::abort();
