@@ -179,6 +179,7 @@ TEST_F(CliTest, IndexKeepsItsDocuments) {
       {"[1]\n", "not a JSON object"},
       {"{\"text\": \"\\ud800\"}\n", "not valid JSON at column 17: syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"},
       {"{\"text\": \"a\", }\n", "not valid JSON at column"},
+      {"{\"text\": \"a\", \"metadata\": 6666e666}\n", "not valid JSON: number overflow parsing '6666e666'"},
       {"{\"text\": \"a\", \"id\": \"x\"}\n{\"text\": \"b\", \"id\": \"x\"}\n", "used twice"},
       {"{\"text\": \"a\", \"id\": 1.5}\n", "\"id\""},
   };
