@@ -254,6 +254,10 @@ TEST(TrainerObjectivesRecipe, BadKeysAreNamed) {
   const size_t column = at - text.rfind('\n', at);
   Status s = ParseRecipe(text, &r);
   has(s.message(), "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column));
+  // A number past a double's range is invalid JSON too (nlohmann throws out_of_range, not parse_error).
+  text = good.dump();
+  text.insert(text.rfind('}'), ", \"x\": 1e999");
+  has(ParseRecipe(text, &r).message(), "invalid JSON: number overflow parsing '1e999'");
 }
 
 }  // namespace

@@ -45,6 +45,10 @@ Status ParseRecipeJson(std::string_view text, nlohmann::json* out) {
     size_t detail = what.find("parse error");
     return InvalidArgument("recipe: invalid JSON at line " + std::to_string(line) + ", column " +
                            std::to_string(column) + ": " + (detail == std::string::npos ? what : what.substr(detail)));
+  } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: a number past a double's range
+    const std::string what = e.what();
+    const size_t end = what.find("] ");
+    return InvalidArgument("recipe: invalid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
   }
 }
 
