@@ -4,26 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "swe/index.h"
 #include "swe/index_docs.h"
 #include "swe/index_log.h"
+#include "core/test_models.h"
 
 namespace swe {
 namespace {
 
 constexpr uint32_t kDims = 12;
 
-std::vector<float> Vector(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(kDims);
-  for (float& x : v) x = normal(rng);
-  return v;
-}
+std::vector<float> Vector(uint64_t seed) { return testing::RandomVectors(1, kDims, static_cast<uint32_t>(seed)); }
 
 // An index and its documents, changed the way libswe's handle changes them, with a journal.
 struct Writer {

@@ -4,24 +4,18 @@
 // never copied.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <vector>
 
 #include "swe/index.h"
 #include "swe/index_docs.h"
+#include "core/test_models.h"
 
 namespace swe {
 namespace {
 
 constexpr uint32_t kDims = 24;
 
-std::vector<float> Vector(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(kDims);
-  for (float& x : v) x = normal(rng);
-  return v;
-}
+std::vector<float> Vector(uint64_t seed) { return testing::RandomVectors(1, kDims, static_cast<uint32_t>(seed)); }
 
 std::vector<uint8_t> Bytes(const Index& index, const IndexDocs* docs = nullptr) {
   std::vector<uint8_t> out;
