@@ -20,9 +20,7 @@ DocInput ParseJsonDoc(const std::string& line, const std::string& where) {
     const size_t column = what.find("column ");
     throw CliError(1, where + ": not valid JSON" + (column == std::string::npos ? "" : " at " + what.substr(column)));
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: a number past a double's range
-    const std::string what = e.what();
-    const size_t end = what.find("] ");
-    throw CliError(1, where + ": not valid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
+    throw CliError(1, where + ": not valid JSON: " + util::JsonErrorDetail(e.what()));
   }
   if (!j.is_object()) throw CliError(1, where + ": not a JSON object");
   DocInput doc;

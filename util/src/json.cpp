@@ -26,4 +26,9 @@ bool JsonDepthWithin(std::string_view json, size_t max_depth) {
 
 std::string JsonTooDeepMessage() { return "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"; }
 
+std::string JsonErrorDetail(std::string_view what) {
+  const size_t end = what.find("] ");
+  return std::string(end == std::string_view::npos ? what : what.substr(end + 2));
+}
+
 }  // namespace swe::util

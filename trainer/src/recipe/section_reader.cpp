@@ -1,5 +1,7 @@
 #include "recipe/section_reader.h"
 
+#include "swe/util/json.h"
+
 namespace swe::trainer {
 namespace {
 const nlohmann::json kAbsent;  // null: an absent section reads as empty
@@ -46,9 +48,7 @@ Status ParseRecipeJson(std::string_view text, nlohmann::json* out) {
     return InvalidArgument("recipe: invalid JSON at line " + std::to_string(line) + ", column " +
                            std::to_string(column) + ": " + (detail == std::string::npos ? what : what.substr(detail)));
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: a number past a double's range
-    const std::string what = e.what();
-    const size_t end = what.find("] ");
-    return InvalidArgument("recipe: invalid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
+    return InvalidArgument("recipe: invalid JSON: " + util::JsonErrorDetail(e.what()));
   }
 }
 

@@ -18,4 +18,8 @@ bool JsonDepthWithin(std::string_view json, size_t max_depth = kMaxJsonDepth);
 // "JSON nested deeper than 128 levels": the error text for the above.
 std::string JsonTooDeepMessage();
 
+// An nlohmann::json exception's message without its "[json.exception.TYPE.ID] " prefix, e.g.
+// "number overflow parsing '1e999'" (what a user can act on).
+std::string JsonErrorDetail(std::string_view what);
+
 }  // namespace swe::util
